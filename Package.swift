@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "imgfetch",
+    products: [
+        .executable(name: "imgfetch", targets: ["imgfetch"]),
+        .library(name: "ImgFetchCore", targets: ["ImgFetchCore"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto"]),
+        .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI"]),
+        .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore"]),
+        .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,59 @@
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
+// Opaque, distinct handle types (CURL*, CURLM*, CURLSH*) instead of void*.
+#define CURL_STRICTER
+// The gcc type-check macros wrap the variadic calls; Swift calls the wrappers below instead.
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
+
+// Swift cannot call C variadic functions, so each argument type of
+// curl_easy_setopt / curl_multi_setopt / curl_easy_getinfo gets a typed wrapper.
+
+static inline CURLcode CCurl_easy_setopt_long(CURL *h, CURLoption o, long v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode CCurl_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode CCurl_easy_setopt_string(CURL *h, CURLoption o, const char *v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode CCurl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode CCurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode CCurl_easy_setopt_share(CURL *h, CURLSH *v) {
+    return curl_easy_setopt(h, CURLOPT_SHARE, v);
+}
+static inline CURLcode CCurl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode CCurl_easy_setopt_xferinfo_callback(CURL *h, curl_xferinfo_callback v) {
+    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
+}
+
+static inline CURLMcode CCurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
+    return curl_multi_setopt(m, o, v);
+}
+
+static inline CURLSHcode CCurl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) {
+    return curl_share_setopt(s, o, v);
+}
+
+static inline CURLcode CCurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode CCurl_easy_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode CCurl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode CCurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) {
+    return curl_easy_getinfo(h, i, v);
+}
+
+#endif

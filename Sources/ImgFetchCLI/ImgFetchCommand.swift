@@ -1,0 +1,69 @@
+import CCurl
+import Dispatch
+import Foundation
+import ImgFetchCore
+
+/// The `imgfetch` program: parse the command line, stream the lists into the downloader, report, exit.
+public enum ImgFetchCommand {
+    /// Exit codes of DESIGN.md.
+    public enum ExitCode {
+        public static let success: Int32 = 0
+        public static let itemFailed: Int32 = 1
+        public static let usage: Int32 = 2
+    }
+
+    /// Runs the program with `arguments` (without argv[0]) and returns its exit code.
+    public static func run(_ arguments: [String]) -> Int32 {
+        let stdout = FileDescriptorSink(descriptor: STDOUT_FILENO)
+        let stderr = FileDescriptorSink(descriptor: STDERR_FILENO)
+        let options: CommandLineOptions
+        do {
+            options = try OptionParser.parse(arguments)
+        } catch {
+            stderr.write("imgfetch: \(error)\nTry 'imgfetch --help' for more information.\n")
+            return ExitCode.usage
+        }
+        switch options.action {
+        case .help:
+            stdout.write(HelpText.usage)
+            return ExitCode.success
+        case .version:
+            stdout.write("imgfetch \(DownloaderConfiguration.version) (\(String(cString: curl_version())))\n")
+            return ExitCode.success
+        case .run:
+            break
+        }
+        // A closed stdout (`imgfetch … | head`) must not kill the process mid-write.
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            let lists = try ListSource.openAll(options.lists)
+            try prepareOutputDirectory(options.outputDirectory)
+            let reporter = TextReporter(stdout: stdout, stderr: stderr, quiet: options.quiet)
+            return try Run(options: options, reporter: reporter).execute(lists)
+        } catch {
+            stderr.write("imgfetch: \(error.message)\n")
+            return ExitCode.usage
+        }
+    }
+
+    /// Creates the output directory if needed and checks that files can be created in it.
+    static func prepareOutputDirectory(_ path: String) throws(SetupError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SetupError(message: "cannot create output directory '\(path)': \(error.localizedDescription)")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SetupError(message: "output directory '\(path)' is not a directory")
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw SetupError(message: "cannot write to output directory '\(path)': \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A problem that stops the run before it starts (exit 2).
+struct SetupError: Error {
+    let message: String
+}

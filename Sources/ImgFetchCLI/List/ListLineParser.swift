@@ -1,0 +1,53 @@
+import ImgFetchCore
+
+/// Parses one list line: `URL [out=NAME] [priority=high|normal|low]`, blank lines and `#` comments skipped.
+enum ListLineParser {
+    static func parse(_ line: String) -> ListEntry {
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard let first = fields.first, !first.hasPrefix("#") else { return .skip }
+        let urlText = String(first)
+        func invalid(_ reason: String) -> ListEntry { .invalid(text: urlText, reason: reason) }
+
+        var outName: String?
+        var priority: RequestPriority?
+        for field in fields.dropFirst() {
+            guard let equals = field.firstIndex(of: "=") else {
+                return invalid("unexpected text '\(field)' after the URL (spaces in a URL must be written %20)")
+            }
+            let key = field[..<equals]
+            let value = String(field[field.index(after: equals)...])
+            switch key {
+            case "out":
+                guard outName == nil else { return invalid("out= given twice") }
+                if let problem = problemWithOutName(value) { return invalid(problem) }
+                outName = value
+            case "priority":
+                guard priority == nil else { return invalid("priority= given twice") }
+                guard let parsed = RequestPriority(rawValue: value) else {
+                    return invalid("invalid priority '\(value)' (expected high, normal or low)")
+                }
+                priority = parsed
+            default:
+                return invalid("unknown field '\(key)=' (expected out= or priority=)")
+            }
+        }
+        do {
+            let url = try ParsedURL(urlText)
+            return .item(ListItem(url: url, outName: outName, priority: priority ?? .normal))
+        } catch {
+            return invalid(error.description)
+        }
+    }
+
+    /// Why `out=NAME` is not a plain file name, or nil when it is one.
+    static func problemWithOutName(_ name: String) -> String? {
+        if name.isEmpty { return "out= needs a file name" }
+        if name.contains("/") || name.contains("\\") { return "out=\(name) must be a plain file name, without a directory" }
+        if name.hasPrefix(".") { return "out=\(name) must not start with a dot" }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "out= contains a control character"
+        }
+        if name.utf8.count > 250 { return "out= name longer than 250 bytes" }
+        return nil
+    }
+}

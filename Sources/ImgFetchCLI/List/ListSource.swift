@@ -1,0 +1,32 @@
+import Glibc
+
+/// An opened list: a file or stdin, with the name used in `FILE:LINE` messages.
+struct ListSource {
+    let name: String
+    let descriptor: Int32
+
+    /// Opens every list before the run starts, so an unreadable one is a usage error (exit 2), not a half-done run.
+    static func openAll(_ paths: [String]) throws(SetupError) -> [ListSource] {
+        if paths.isEmpty { return [ListSource(name: "<stdin>", descriptor: STDIN_FILENO)] }
+        var sources: [ListSource] = []
+        for path in paths {
+            if path == "-" {
+                sources.append(ListSource(name: "<stdin>", descriptor: STDIN_FILENO))
+                continue
+            }
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw SetupError(message: "cannot read list '\(path)': \(String(cString: strerror(errno)))")
+            }
+            var info = stat()
+            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                close(fd)
+                throw SetupError(message: "cannot read list '\(path)': it is a directory")
+            }
+            sources.append(ListSource(name: path, descriptor: fd))
+        }
+        return sources
+    }
+
+    func lines() -> LineReader { LineReader(descriptor: descriptor) }
+}

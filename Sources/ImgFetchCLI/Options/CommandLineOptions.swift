@@ -1,0 +1,85 @@
+import ImgFetchCore
+
+/// Everything the command line asked for, after parsing and validation, before any file is touched.
+///
+/// Defaults match DESIGN.md's option table, so `OptionParser.parse([])` describes a plain
+/// `imgfetch` run that reads URLs from stdin into the current directory.
+public struct CommandLineOptions: Sendable, Equatable {
+    /// What the invocation should do once parsing succeeded.
+    public enum Action: Sendable, Equatable {
+        /// Download the lists.
+        case run
+        /// Print `HelpText.usage` and exit 0.
+        case help
+        /// Print the version and exit 0.
+        case version
+    }
+
+    /// List files in command-line order; empty means stdin, and `-` names stdin explicitly.
+    public var lists: [String] = []
+    /// Where images go (created if missing).
+    public var outputDirectory = "."
+    /// Simultaneous transfers.
+    public var concurrency = 16
+    /// Simultaneous transfers to one host.
+    public var perHost = 6
+    /// Which pending request starts next.
+    public var order: ExecutionOrder = .fifo
+    /// Seconds without real progress before a transfer is aborted.
+    public var timeout: Double = 15
+    /// Seconds allowed for the connect phase.
+    public var connectTimeout: Double = 10
+    /// Hard limit in seconds on a whole transfer, or nil for none.
+    public var maxTime: Double?
+    /// Retries of transient failures.
+    public var retries = 2
+    /// Extra request headers, each `Name: value`, in command-line order.
+    public var headers: [String] = []
+    /// The User-Agent header; nil keeps the library's `imgfetch/VERSION`.
+    public var userAgent: String?
+    /// `user:password` for HTTP authentication.
+    public var credentials: String?
+    /// Cookie file to read and write; cookies are off when nil.
+    public var cookieJar: String?
+    /// Skip TLS verification.
+    public var insecure = false
+    /// Follow redirects from https to http.
+    public var allowDowngrade = false
+    /// Largest body accepted, in bytes.
+    public var maxSize: Int64 = 64 << 20
+    /// Where file names come from.
+    public var naming: FileNamer.Scheme = .url
+    /// What happens when the target file already exists.
+    public var existingFiles: ExistingFilePolicy = .skip
+    /// Suppress progress on stderr.
+    public var quiet = false
+    /// Run, or print help or the version.
+    public var action: Action = .run
+
+    public init() {}
+
+    /// The library configuration for these options, writing into `outputDirectory`.
+    ///
+    /// The directory is a parameter, not `self.outputDirectory`, because the caller creates and
+    /// resolves it first. `naming`, `quiet`, `lists` and `action` stay on the CLI side: the
+    /// downloader never sees them.
+    public func downloaderConfiguration(outputDirectory: String) -> DownloaderConfiguration {
+        var configuration = DownloaderConfiguration(outputDirectory: outputDirectory)
+        configuration.concurrency = concurrency
+        configuration.perHost = perHost
+        configuration.order = order
+        configuration.timeout = timeout
+        configuration.connectTimeout = connectTimeout
+        configuration.maxTime = maxTime
+        configuration.retries = retries
+        configuration.headers = headers
+        if let userAgent { configuration.userAgent = userAgent }
+        configuration.credentials = credentials
+        configuration.cookieJar = cookieJar
+        configuration.insecure = insecure
+        configuration.allowDowngrade = allowDowngrade
+        configuration.maxSize = maxSize
+        configuration.existingFiles = existingFiles
+        return configuration
+    }
+}

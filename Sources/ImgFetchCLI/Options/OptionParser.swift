@@ -1,0 +1,334 @@
+import ImgFetchCore
+
+/// A command-line mistake: which option (as the user spelled it) and what is wrong with it.
+///
+/// `description` is always a single line, so the CLI can print it after `imgfetch: ` and exit 2.
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// What is wrong with the option.
+    public enum Problem: Equatable, Sendable {
+        /// No option has this name.
+        case unknownOption
+        /// A value-taking option came last, with nothing after it.
+        case missingValue
+        /// A flag was given `=value`.
+        case unexpectedValue
+        /// The value does not parse or is out of range; a nil value keeps secrets out of the message.
+        case invalidValue(String?, reason: String)
+    }
+
+    /// The option as the user wrote it (`-j` or `--concurrency`), without any `=value`.
+    public let option: String
+    public let problem: Problem
+
+    public init(option: String, problem: Problem) {
+        self.option = option
+        self.problem = problem
+    }
+
+    public var description: String {
+        let option = Self.quoted(self.option)
+        switch problem {
+        case .unknownOption:
+            return "unknown option \(option)"
+        case .missingValue:
+            return "option \(option) needs a value"
+        case .unexpectedValue:
+            return "option \(option) takes no value"
+        case .invalidValue(let value?, let reason):
+            return "invalid value \(Self.quoted(value)) for \(option): \(reason)"
+        case .invalidValue(nil, let reason):
+            return "invalid value for \(option): \(reason)"
+        }
+    }
+
+    /// Single-quotes `text`, escaping control characters so a pasted CR or LF cannot split the message.
+    static func quoted(_ text: String) -> String {
+        var result = "'"
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "'"
+    }
+}
+
+/// Turns `argv` into `CommandLineOptions`, GNU style, by hand (no outside packages here).
+///
+/// Long options take `--name value` or `--name=value`; short options take `-j 4` or `-j4` and
+/// bundle (`-qj4`, `-qo dir`). Options and lists may be interleaved; `--` ends options, and a lone
+/// `-` is a list (stdin). Long names must match exactly: prefixes would make scripts break when a
+/// later version adds an option sharing the prefix. Every argument is parsed even after `--help`,
+/// so a typo is reported rather than hidden behind the help text.
+public enum OptionParser {
+    /// Parses `arguments` (without argv[0]) and validates every value.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
+        var options = CommandLineOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--" {
+                options.lists.append(contentsOf: remaining)
+                break
+            } else if argument.hasPrefix("--") {
+                try parseLong(argument, remaining: &remaining, into: &options)
+            } else if argument.hasPrefix("-"), argument != "-" {
+                try parseShortBundle(argument, remaining: &remaining, into: &options)
+            } else {
+                options.lists.append(argument)
+            }
+        }
+        return options
+    }
+
+    /// Handles `--name`, `--name value` and `--name=value`.
+    private static func parseLong(_ argument: String, remaining: inout ArraySlice<String>,
+                                  into options: inout CommandLineOptions) throws(UsageError) {
+        let body = argument.dropFirst(2)
+        let name: Substring
+        let inlineValue: String?
+        if let equals = body.firstIndex(of: "=") {
+            name = body[..<equals]
+            inlineValue = String(body[body.index(after: equals)...])
+        } else {
+            name = body
+            inlineValue = nil
+        }
+        let spelling = "--" + name
+        guard let option = Option.byLongName[String(name)] else {
+            throw UsageError(option: name.isEmpty ? argument : spelling, problem: .unknownOption)
+        }
+        switch option {
+        case .flag(let flag):
+            guard inlineValue == nil else { throw UsageError(option: spelling, problem: .unexpectedValue) }
+            apply(flag, to: &options)
+        case .valued(let valued):
+            guard let value = inlineValue ?? remaining.popFirst() else {
+                throw UsageError(option: spelling, problem: .missingValue)
+            }
+            try apply(valued, value: value, spelling: spelling, to: &options)
+        }
+    }
+
+    /// Handles `-q`, `-j4`, `-j 4` and bundles such as `-qj4`: a value-taking option ends the bundle.
+    private static func parseShortBundle(_ argument: String, remaining: inout ArraySlice<String>,
+                                         into options: inout CommandLineOptions) throws(UsageError) {
+        var letters = argument.dropFirst()
+        while let letter = letters.popFirst() {
+            let spelling = "-" + String(letter)
+            guard let option = Option.byShortName[letter] else {
+                throw UsageError(option: spelling, problem: .unknownOption)
+            }
+            switch option {
+            case .flag(let flag):
+                apply(flag, to: &options)
+            case .valued(let valued):
+                guard let value = letters.isEmpty ? remaining.popFirst() : String(letters) else {
+                    throw UsageError(option: spelling, problem: .missingValue)
+                }
+                try apply(valued, value: value, spelling: spelling, to: &options)
+                return
+            }
+        }
+    }
+
+    private static func apply(_ flag: Option.Flag, to options: inout CommandLineOptions) {
+        switch flag {
+        case .fifo: options.order = .fifo
+        case .lifo: options.order = .lifo
+        case .insecure: options.insecure = true
+        case .allowDowngrade: options.allowDowngrade = true
+        case .overwrite: options.existingFiles = .overwrite
+        case .skipExisting: options.existingFiles = .skip
+        case .quiet: options.quiet = true
+        case .help: options.action = .help
+        // Help wins over version whatever their order: asking for help is never a mistake.
+        case .version: if options.action != .help { options.action = .version }
+        }
+    }
+
+    private static func apply(_ option: Option.Valued, value: String, spelling: String,
+                              to options: inout CommandLineOptions) throws(UsageError) {
+        switch option {
+        case .outputDirectory:
+            options.outputDirectory = try ValueParser.path(value, for: spelling)
+        case .concurrency:
+            options.concurrency = try ValueParser.integer(value, in: 1...1024, for: spelling)
+        case .perHost:
+            options.perHost = try ValueParser.integer(value, in: 1...1024, for: spelling)
+        case .timeout:
+            options.timeout = try ValueParser.seconds(value, for: spelling)
+        case .connectTimeout:
+            options.connectTimeout = try ValueParser.seconds(value, for: spelling)
+        case .maxTime:
+            options.maxTime = try ValueParser.seconds(value, for: spelling)
+        case .retries:
+            options.retries = try ValueParser.integer(value, in: 0...100, for: spelling)
+        case .header:
+            options.headers.append(try ValueParser.header(value, for: spelling))
+        case .userAgent:
+            options.userAgent = try ValueParser.userAgent(value, for: spelling)
+        case .user:
+            options.credentials = try ValueParser.credentials(value, for: spelling)
+        case .cookieJar:
+            options.cookieJar = try ValueParser.path(value, for: spelling)
+        case .maxSize:
+            options.maxSize = try ValueParser.byteCount(value, for: spelling)
+        case .name:
+            guard let scheme = FileNamer.Scheme(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected 'url' or 'hash'"))
+            }
+            options.naming = scheme
+        }
+    }
+}
+
+/// The options the parser knows, split by whether they take a value so each `apply` switch is exhaustive.
+enum Option: Equatable, Sendable {
+    /// Options that stand alone.
+    enum Flag: Equatable, Sendable {
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, help, version
+    }
+
+    /// Options that take exactly one value.
+    enum Valued: Equatable, Sendable {
+        case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
+        case header, userAgent, user, cookieJar, maxSize, name
+    }
+
+    case flag(Flag)
+    case valued(Valued)
+
+    /// Every spelling, in `--help` order; the lookup tables below derive from it.
+    static let spellings: [(long: String, short: Character?, option: Option)] = [
+        ("output-dir", "o", .valued(.outputDirectory)),
+        ("concurrency", "j", .valued(.concurrency)),
+        ("per-host", nil, .valued(.perHost)),
+        ("fifo", nil, .flag(.fifo)),
+        ("lifo", nil, .flag(.lifo)),
+        ("timeout", "t", .valued(.timeout)),
+        ("connect-timeout", nil, .valued(.connectTimeout)),
+        ("max-time", nil, .valued(.maxTime)),
+        ("retries", nil, .valued(.retries)),
+        ("header", "H", .valued(.header)),
+        ("user-agent", "A", .valued(.userAgent)),
+        ("user", "u", .valued(.user)),
+        ("cookie-jar", nil, .valued(.cookieJar)),
+        ("insecure", nil, .flag(.insecure)),
+        ("allow-downgrade", nil, .flag(.allowDowngrade)),
+        ("max-size", nil, .valued(.maxSize)),
+        ("name", nil, .valued(.name)),
+        ("overwrite", nil, .flag(.overwrite)),
+        ("skip-existing", nil, .flag(.skipExisting)),
+        ("quiet", "q", .flag(.quiet)),
+        ("help", "h", .flag(.help)),
+        ("version", nil, .flag(.version)),
+    ]
+
+    static let byLongName: [String: Option] = Dictionary(uniqueKeysWithValues: spellings.map { ($0.long, $0.option) })
+
+    static let byShortName: [Character: Option] = Dictionary(
+        uniqueKeysWithValues: spellings.compactMap { entry in entry.short.map { ($0, entry.option) } })
+}
+
+/// Validators for option values; each throws a `UsageError` that says what was expected.
+enum ValueParser {
+    /// Bounds for seconds: under 1 ms libcurl would read 0 as "no limit", and the upper bound keeps
+    /// the millisecond conversion far from overflow.
+    static let secondsRange = 0.001...1_000_000.0
+
+    static func integer(_ value: String, in range: ClosedRange<Int>, for option: String) throws(UsageError) -> Int {
+        // Int("+4") parses; digits only keeps "4" the one spelling scripts will see echoed back.
+        guard isDigits(value), let number = Int(value), range.contains(number) else {
+            throw invalid(value, option, "expected an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    /// A plain decimal (`15`, `2.5`, `.5`): no sign, exponent, `inf` or `nan`, which `Double()` would accept.
+    static func seconds(_ value: String, for option: String) throws(UsageError) -> Double {
+        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && value.utf8.contains(where: isDigit)
+        guard wellFormed, let seconds = Double(value), secondsRange.contains(seconds) else {
+            throw invalid(value, option, "expected a number of seconds from 0.001 to 1000000")
+        }
+        return seconds
+    }
+
+    /// A positive integer with an optional binary suffix: k/K = 1024, m/M = 1024², g/G = 1024³.
+    static func byteCount(_ value: String, for option: String) throws(UsageError) -> Int64 {
+        var digits = Substring(value)
+        var multiplier: Int64 = 1
+        switch digits.last {
+        case "k", "K": multiplier = 1 << 10
+        case "m", "M": multiplier = 1 << 20
+        case "g", "G": multiplier = 1 << 30
+        default: break
+        }
+        if multiplier != 1 { digits = digits.dropLast() }
+        guard isDigits(digits), let count = Int64(digits), count > 0 else {
+            throw invalid(value, option, "expected a positive byte count, optionally with suffix k, M or G")
+        }
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw invalid(value, option, "byte count too large") }
+        return bytes
+    }
+
+    /// `Name: value` with an RFC 9110 token as the name; CR and LF would let a value smuggle in more headers.
+    static func header(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !containsLineBreak(value) else {
+            throw invalid(value, option, "a header must not contain CR or LF")
+        }
+        guard let colon = value.firstIndex(of: ":"), colon != value.startIndex,
+              value[..<colon].unicodeScalars.allSatisfy(isTokenCharacter) else {
+            throw invalid(value, option, "expected 'Name: value' with a token name")
+        }
+        return value
+    }
+
+    static func userAgent(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !value.isEmpty, !containsLineBreak(value) else {
+            throw invalid(value, option, "expected a non-empty string without CR or LF")
+        }
+        return value
+    }
+
+    /// `USER:PASS`; the value is never echoed, because it is a password.
+    static func credentials(_ value: String, for option: String) throws(UsageError) -> String {
+        guard value.contains(":") else {
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected USER:PASS"))
+        }
+        return value
+    }
+
+    static func path(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !value.isEmpty else { throw invalid(value, option, "expected a non-empty path") }
+        return value
+    }
+
+    private static func invalid(_ value: String, _ option: String, _ reason: String) -> UsageError {
+        UsageError(option: option, problem: .invalidValue(value, reason: reason))
+    }
+
+    private static func isDigits(_ text: some StringProtocol, allowEmpty: Bool = false) -> Bool {
+        (allowEmpty || !text.isEmpty) && text.utf8.allSatisfy(isDigit)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private static func containsLineBreak(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" }
+    }
+
+    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return false }
+        if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) { return true }
+        return "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
+    }
+}

@@ -1,0 +1,220 @@
+import CCurl
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs every transfer on libcurl's multi interface from one dedicated thread.
+///
+/// The engine thread owns the `CURLM`, every easy handle, the share handle and the scheduler; it
+/// loops top-up → `curl_multi_poll` → `curl_multi_perform` → drain `curl_multi_info_read`. Other
+/// threads only touch `inbox` (a `Mutex`) and `unreleased` (an `Atomic`), then call
+/// `curl_multi_wakeup`, which is thread-safe. Hence `@unchecked Sendable`.
+final class Engine: @unchecked Sendable {
+    let configuration: DownloaderConfiguration
+    private let multi: OpaquePointer
+    private let inbox = Mutex(Inbox())
+    /// Outcomes handed on whose consumer has not called `release()` yet: the decode backlog.
+    private let unreleased = Atomic<Int>(0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    // Engine thread only.
+    private var scheduler: TransferScheduler
+    private let options: EasyHandleOptions
+    private var idleHandles: [OpaquePointer] = []
+    private var running: [Int: OpaquePointer] = [:]
+
+    private struct Inbox {
+        var submitted: [Transfer] = []
+        var cancelled: [Transfer] = []
+        var closing = false
+    }
+
+    init(configuration: DownloaderConfiguration) throws(DownloadError) {
+        guard let multi = curl_multi_init() else { throw DownloadError(.network, "cannot initialize libcurl") }
+        self.configuration = configuration
+        self.multi = multi
+        scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost)
+        CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.concurrency)
+        CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
+        CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        options = try EasyHandleOptions(configuration: configuration)
+        let thread = Thread { [self] in run() }
+        thread.name = "imgfetch.engine"
+        thread.start()
+    }
+
+    /// Hands `transfer` to the engine thread; it starts when the scheduler admits it.
+    func submit(_ transfer: Transfer) {
+        inbox.withLock { $0.submitted.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Cancels a transfer wherever it is; its outcome is a `cancelled` failure.
+    func cancel(_ transfer: Transfer) {
+        inbox.withLock { $0.cancelled.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// The consumer is done with one outcome: another transfer may be admitted.
+    func release() {
+        unreleased.subtract(1, ordering: .relaxed)
+        curl_multi_wakeup(multi)
+    }
+
+    /// Lets the engine finish what it has, then stops its thread and frees libcurl's state.
+    func close() {
+        inbox.withLock { $0.closing = true }
+        curl_multi_wakeup(multi)
+        finished.wait()
+    }
+
+    // MARK: - Engine thread
+
+    private func run() {
+        while true {
+            let mail = inbox.withLock { box in
+                let mail = box
+                box.submitted.removeAll()
+                box.cancelled.removeAll()
+                return mail
+            }
+            for transfer in mail.submitted { scheduler.enqueue(transfer) }
+            for transfer in mail.cancelled { cancelTransfer(transfer) }
+            if mail.closing && running.isEmpty && scheduler.isEmpty { break }
+
+            topUp()
+            curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), nil)
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
+            drainMessages()
+        }
+        shutDown()
+    }
+
+    private func topUp() {
+        let now = Self.monotonicNow()
+        while running.count < configuration.concurrency,
+              unreleased.load(ordering: .relaxed) < configuration.decodeBacklog,
+              let transfer = scheduler.next(now: now) {
+            start(transfer)
+        }
+    }
+
+    private func pollTimeoutMilliseconds() -> Int32 {
+        guard let startAt = scheduler.nextStartAt else { return 1000 }
+        let now = Self.monotonicNow()
+        return startAt <= now ? 0 : Int32(min(1000, (startAt - now) / 1_000_000 + 1))
+    }
+
+    private func start(_ transfer: Transfer) {
+        if transfer.followingRedirect {
+            transfer.followingRedirect = false
+        } else {
+            transfer.attempts += 1
+        }
+        if transfer.tempFile == nil {
+            do {
+                transfer.tempFile = try TempFile.create(in: transfer.directory)
+            } catch {
+                scheduler.didStop(hostKey: transfer.hostKey)
+                finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: nil))
+                return
+            }
+        }
+        transfer.resetAttempt()
+        let handle = idleHandles.popLast() ?? options.makeHandle()
+        options.configure(handle, for: transfer)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passRetained(transfer).toOpaque())
+        running[transfer.id] = handle
+        curl_multi_add_handle(multi, handle)
+    }
+
+    private func drainMessages() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            complete(handle, code: code)
+        }
+    }
+
+    /// Takes a finished attempt off the multi handle and decides: done, redirect, retry or fail.
+    private func complete(_ handle: OpaquePointer, code: CURLcode) {
+        let transfer = detach(handle)
+        let decision = AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
+        idleHandles.append(handle)
+        scheduler.didStop(hostKey: transfer.hostKey)
+
+        switch decision {
+        case .fetched:
+            guard let tempFile = transfer.tempFile else { return }
+            tempFile.finishWriting()
+            transfer.tempFile = nil
+            finish(transfer, .fetched(FetchedBody(tempFile: tempFile, bytes: transfer.bytes, head: transfer.head,
+                                                  httpStatus: transfer.status, attempts: transfer.attempts)))
+        case .redirect(let target):
+            transfer.redirects += 1
+            if target.origin != transfer.url.origin { transfer.leftOrigin = true }
+            transfer.currentURL = target
+            transfer.followingRedirect = true
+            scheduler.enqueue(transfer, startAt: 0)
+        case .retry(let error):
+            let now = Date().timeIntervalSince1970
+            guard let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.retryAfter,
+                                                              now: now, random: Double.random(in: 0..<1)) else {
+                finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
+                return
+            }
+            scheduler.enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
+        case .failed(let error):
+            finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
+        }
+    }
+
+    /// Removes a running handle from the multi handle and balances the retain taken in `start`.
+    private func detach(_ handle: OpaquePointer) -> Transfer {
+        var privatePointer: UnsafeMutableRawPointer?
+        CCurl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &privatePointer)
+        let transfer = Unmanaged<Transfer>.fromOpaque(privatePointer!).takeRetainedValue()
+        CCurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, nil)
+        curl_multi_remove_handle(multi, handle)
+        running[transfer.id] = nil
+        return transfer
+    }
+
+    /// A pending transfer stays in the scheduler as a tombstone that `next` skips; a running one is detached now.
+    private func cancelTransfer(_ transfer: Transfer) {
+        guard !transfer.isCancelled, !transfer.isFinished else { return }
+        transfer.isCancelled = true
+        if let handle = running[transfer.id] {
+            _ = detach(handle)
+            idleHandles.append(handle)
+            scheduler.didStop(hostKey: transfer.hostKey)
+        }
+        finish(transfer, .failed(DownloadError(.cancelled, "cancelled"), attempts: transfer.attempts, httpStatus: nil))
+    }
+
+    private func finish(_ transfer: Transfer, _ outcome: TransferOutcome) {
+        transfer.isFinished = true
+        transfer.tempFile = nil
+        unreleased.add(1, ordering: .relaxed)
+        transfer.onFinish(outcome)
+    }
+
+    private func shutDown() {
+        for handle in running.values { curl_multi_remove_handle(multi, handle) }
+        options.saveCookies()
+        for handle in idleHandles + running.values { curl_easy_cleanup(handle) }
+        idleHandles.removeAll()
+        running.removeAll()
+        options.cleanUp()
+        finished.signal()
+    }
+
+    deinit {
+        // Not in shutDown: decode-stage threads may still call release(), and curl_multi_wakeup needs the multi handle.
+        curl_multi_cleanup(multi)
+    }
+
+    static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}

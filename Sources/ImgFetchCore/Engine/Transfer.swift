@@ -1,0 +1,134 @@
+import CCurl
+import Foundation
+
+/// One URL's download as the engine sees it: the request plus the state of its current attempt.
+///
+/// The submitter creates it, `Engine.submit` hands it to the engine thread, and only the engine
+/// thread (including libcurl's callbacks, which run inside `curl_multi_perform` there) touches its
+/// mutable state afterwards; hence `@unchecked Sendable`.
+final class Transfer: @unchecked Sendable {
+    let id: Int
+    let url: ParsedURL
+    let directory: String
+    let onFinish: @Sendable (TransferOutcome) -> Void
+
+    // Engine-thread state across attempts.
+    var attempts = 0
+    var sequence = 0
+    var isCancelled = false
+    var isFinished = false
+    var currentURL: ParsedURL
+    var redirects = 0
+    /// Once a redirect left the original origin, credentials and custom headers stay off for the chain.
+    var leftOrigin = false
+    var followingRedirect = false
+    var tempFile: TempFile?
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    let maxSize: Int64
+
+    // Engine-thread state of the current attempt.
+    var status = 0
+    var retryAfter: String?
+    var bytes: Int64 = 0
+    var head: [UInt8] = []
+    var discardedBytes = 0
+    var abortError: DownloadError?
+
+    init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
+        self.id = id
+        self.url = url
+        self.currentURL = url
+        self.directory = directory
+        self.maxSize = maxSize
+        self.onFinish = onFinish
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    var statusIfAny: Int? { status == 0 ? nil : status }
+
+    /// Per-host bookkeeping key for the scheduler.
+    var hostKey: String { currentURL.origin }
+
+    /// libcurl's error text for the last attempt, if it wrote one.
+    var curlErrorText: String? {
+        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+    }
+
+    func resetAttempt() {
+        status = 0
+        retryAfter = nil
+        bytes = 0
+        head.removeAll(keepingCapacity: true)
+        discardedBytes = 0
+        abortError = nil
+        errorBuffer[0] = 0
+        tempFile?.truncate()
+    }
+
+    /// Largest error or redirect body read (and thrown away) before the connection is dropped instead.
+    static let maxDiscardedBytes = 1 << 20
+
+    /// The write callback: append a body chunk to the temp file. Returning less than `chunk.count` aborts the transfer.
+    func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        guard (200..<300).contains(status) else {
+            // Error and redirect bodies are read and dropped, so the connection can be reused.
+            discardedBytes += chunk.count
+            return discardedBytes > Self.maxDiscardedBytes ? 0 : chunk.count
+        }
+        guard bytes + Int64(chunk.count) <= maxSize else {
+            abortError = DownloadError(.tooLarge, "body exceeds --max-size (\(maxSize) bytes)")
+            return 0
+        }
+        guard let tempFile else { return 0 }
+        if let code = tempFile.write(chunk) {
+            abortError = DownloadError(.filesystem, "cannot write temp file \(tempFile.path): \(Errno.describe(code))")
+            return 0
+        }
+        if head.count < ImageSniffer.headLength {
+            head.append(contentsOf: chunk.prefix(ImageSniffer.headLength - head.count))
+        }
+        bytes += Int64(chunk.count)
+        return chunk.count
+    }
+
+    /// The header callback: track the status of the latest response (redirects send several) and `Retry-After`.
+    func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        guard let first = line.first else { return }
+        if first == UInt8(ascii: "H"), line.starts(with: "HTTP/".utf8) {
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
+            status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
+            retryAfter = nil
+            return
+        }
+        let prefix = "retry-after:"
+        if line.count > prefix.utf8.count,
+           zip(line, prefix.utf8).allSatisfy({ Self.lowercase($0) == $1 }) {
+            retryAfter = String(decoding: line.dropFirst(prefix.utf8.count), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+}
+
+/// What the engine hands on when a transfer is over.
+enum TransferOutcome: Sendable {
+    case fetched(FetchedBody)
+    case failed(DownloadError, attempts: Int, httpStatus: Int?)
+}
+
+/// A complete 2xx body in its temp file, ready for the decode stage.
+struct FetchedBody: Sendable {
+    let tempFile: TempFile
+    let bytes: Int64
+    let head: [UInt8]
+    let httpStatus: Int
+    let attempts: Int
+}

@@ -1,0 +1,35 @@
+/// Why an item failed: a class that scripts can branch on and a one-line message that people can act on.
+public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// The server answered with a non-2xx status.
+        case http
+        /// No real progress for `--timeout`, the connect phase took too long, or `--max-time` ran out.
+        case timeout
+        /// DNS, connection refused or reset, empty reply and other transport failures.
+        case network
+        /// Certificate or handshake failures.
+        case tls
+        /// A redirect that was refused: too many, a loop, another scheme, or a downgrade.
+        case redirect
+        /// The body is larger than `--max-size`.
+        case tooLarge
+        /// The body is not an image (or not a valid one).
+        case notAnImage
+        /// The output could not be written.
+        case filesystem
+        /// The list line could not be used.
+        case invalidInput
+        /// Every caller of the item cancelled it.
+        case cancelled
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,32 @@
+/// What happened to one requested item.
+public struct DownloadResult: Sendable {
+    public enum Status: String, Sendable {
+        case saved, skipped, failed, cancelled
+    }
+
+    public var status: Status
+    /// Files written (saved) or found in place (skipped).
+    public var paths: [String] = []
+    /// The final HTTP status, when a response arrived.
+    public var httpStatus: Int?
+    /// Body bytes received.
+    public var bytes: Int64 = 0
+    /// The sniffed image format.
+    public var format: ImageFormat?
+    /// Network attempts made (0 when the item never reached the network).
+    public var attempts = 0
+    public var error: DownloadError?
+
+    public init(status: Status, paths: [String] = [], error: DownloadError? = nil) {
+        self.status = status
+        self.paths = paths
+        self.error = error
+    }
+
+    public static func failed(_ error: DownloadError, attempts: Int = 0, httpStatus: Int? = nil) -> DownloadResult {
+        var result = DownloadResult(status: .failed, error: error)
+        result.attempts = attempts
+        result.httpStatus = httpStatus
+        return result
+    }
+}

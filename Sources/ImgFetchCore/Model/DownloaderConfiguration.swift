@@ -1,0 +1,66 @@
+import Foundation
+
+/// Everything an `ImageDownloader` needs to know before its first download.
+///
+/// Defaults follow DESIGN.md (and SDWebImageDownloader where it has one: a 15 s timeout, 6 connections per host).
+public struct DownloaderConfiguration: Sendable {
+    /// The version string reported by `--version` and sent in the default User-Agent.
+    public static let version = "0.1.0"
+
+    /// Directory that receives temp files and finished images. Must exist.
+    public var outputDirectory: String
+    /// Simultaneous transfers (and libcurl's total connection limit).
+    public var concurrency = 16
+    /// Simultaneous transfers to one host (and libcurl's per-host connection limit).
+    public var perHost = 6
+    /// Which pending request starts next.
+    public var order: ExecutionOrder = .fifo
+    /// Seconds without real progress (under 1 KB/s) before a transfer is aborted; SDWebImage's `downloadTimeout`.
+    public var timeout: Double = 15
+    /// Seconds allowed for the connect phase.
+    public var connectTimeout: Double = 10
+    /// Hard limit in seconds on one whole transfer attempt, or nil for none.
+    public var maxTime: Double?
+    /// Retries of transient failures.
+    public var retries = 2
+    /// Extra request headers, each `Name: value`.
+    public var headers: [String] = []
+    /// The User-Agent header.
+    public var userAgent = "imgfetch/\(DownloaderConfiguration.version)"
+    /// `user:password` for HTTP authentication, sent only to the request's own origin.
+    public var credentials: String?
+    /// Cookie file read at start and written at the end; cookies are off when nil.
+    public var cookieJar: String?
+    /// Skip TLS certificate and host name verification.
+    public var insecure = false
+    /// Follow redirects from https to http.
+    public var allowDowngrade = false
+    /// Largest body accepted, in bytes.
+    public var maxSize: Int64 = 64 << 20
+    /// What happens when the final path already exists.
+    public var existingFiles: ExistingFilePolicy = .skip
+    /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting transfers.
+    public var decodeBacklog = 32
+    /// Threads of the decode stage.
+    public var decodeThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The retry schedule.
+    public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
+
+    public init(outputDirectory: String) {
+        self.outputDirectory = outputDirectory
+    }
+}
+
+/// The order in which pending requests start.
+public enum ExecutionOrder: String, Sendable {
+    /// The oldest pending request starts first.
+    case fifo
+    /// The newest pending request starts first.
+    case lifo
+}
+
+/// What happens when a file already exists at the final path.
+public enum ExistingFilePolicy: String, Sendable {
+    case skip
+    case overwrite
+}

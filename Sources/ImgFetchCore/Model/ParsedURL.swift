@@ -1,0 +1,86 @@
+import CCurl
+
+/// A URL parsed once by libcurl's URL API and used for identity, naming and fetching.
+///
+/// Only absolute `http` and `https` URLs are accepted. The normalized form has the
+/// scheme and host lowercased, the default port and the fragment dropped.
+public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
+    /// The URL that identifies the resource and is fetched (it keeps any userinfo).
+    public let normalized: String
+    /// The URL as it may be shown: the password of any userinfo replaced by `***`.
+    public let redacted: String
+    public let scheme: String
+    public let host: String
+    /// The port, explicit or the scheme's default.
+    public let port: Int
+    /// The last segment of the path, percent-decoded; empty when the path ends in `/`.
+    public let lastPathSegment: String
+
+    /// `scheme://host:port`, the unit that credentials and custom headers are bound to.
+    public var origin: String { "\(scheme)://\(host):\(port)" }
+
+    public var description: String { redacted }
+
+    /// Longest URL accepted; libcurl's own limit is 8 MB, and no image URL needs more than this.
+    public static let maxLength = 8192
+
+    public init(_ string: String) throws(URLParseError) {
+        guard string.utf8.count <= Self.maxLength else { throw .tooLong }
+        guard let handle = curl_url() else { throw .invalid("out of memory") }
+        defer { curl_url_cleanup(handle) }
+
+        let setCode = curl_url_set(handle, CURLUPART_URL, string, UInt32(CURLU_NON_SUPPORT_SCHEME))
+        guard setCode == CURLUE_OK else {
+            throw .invalid(String(cString: curl_url_strerror(setCode)).lowercased())
+        }
+        guard let rawScheme = Self.part(handle, CURLUPART_SCHEME) else { throw .invalid("no scheme") }
+        let scheme = rawScheme.lowercased()
+        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
+        guard let rawHost = Self.part(handle, CURLUPART_HOST), !rawHost.isEmpty else { throw .invalid("no host") }
+        let host = rawHost.lowercased()
+
+        // Normalize in place: lowercase host, drop the fragment, then let libcurl rebuild the URL.
+        curl_url_set(handle, CURLUPART_HOST, host, 0)
+        curl_url_set(handle, CURLUPART_FRAGMENT, nil, 0)
+        guard let normalized = Self.part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) else {
+            throw .invalid("cannot rebuild URL")
+        }
+        let port = Self.part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap { Int($0) } ?? 0
+        let path = Self.part(handle, CURLUPART_PATH, flags: UInt32(CURLU_URLDECODE)) ?? "/"
+
+        var redacted = normalized
+        if Self.part(handle, CURLUPART_PASSWORD) != nil {
+            curl_url_set(handle, CURLUPART_PASSWORD, "***", 0)
+            redacted = Self.part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) ?? "(redacted)"
+        }
+
+        self.normalized = normalized
+        self.redacted = redacted
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.lastPathSegment = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+    }
+
+    private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {
+        var out: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(handle, what, &out, flags) == CURLUE_OK, let out else { return nil }
+        defer { curl_free(out) }
+        return String(cString: out)
+    }
+}
+
+/// Why a string is not a URL imgfetch can fetch.
+public enum URLParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    case tooLong
+    case unsupportedScheme(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .tooLong: "URL longer than \(ParsedURL.maxLength) bytes"
+        case .unsupportedScheme(let scheme): "unsupported scheme '\(scheme)' (only http and https)"
+        case .invalid(let reason): "not a valid URL: \(reason)"
+        }
+    }
+}

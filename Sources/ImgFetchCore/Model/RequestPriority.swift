@@ -1,0 +1,14 @@
+/// A list line's `priority=` class: a higher class always starts before a lower one.
+public enum RequestPriority: String, Sendable, CaseIterable, Comparable {
+    case high, normal, low
+
+    private var rank: Int {
+        switch self {
+        case .high: 0
+        case .normal: 1
+        case .low: 2
+        }
+    }
+
+    public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rank > rhs.rank }
+}

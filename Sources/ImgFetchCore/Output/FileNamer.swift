@@ -1,0 +1,98 @@
+/// Gives every URL of a run its file name, following DESIGN.md's naming rules.
+///
+/// Names come from the original URL (never a redirect target or a header) and are reduced to a
+/// safe basename: never `..`, never a separator, never a dot-file, never empty. When two different
+/// URLs want one name, the later one in the list gets `-` and 8 hex digits of its URL's SHA-256, so
+/// the same list gives the same names on every run. Not thread-safe: one list reader owns it.
+public struct FileNamer {
+    /// Where names come from.
+    public enum Scheme: String, Sendable {
+        /// The URL's last path segment.
+        case url
+        /// The hex SHA-256 of the normalized URL.
+        case hash
+    }
+
+    /// Longest stem kept, in UTF-8 bytes, leaving room for a suffix and an extension under NAME_MAX (255).
+    static let maxStemBytes = 200
+
+    public let scheme: Scheme
+    /// Claimed names (lowercased, so case-insensitive file systems are safe too) → hash of the URL that claimed them.
+    /// A hash, not the URL, keeps a million-line list small; a false match would only add a suffix.
+    private var claims: [String: Int] = [:]
+
+    public init(scheme: Scheme) {
+        self.scheme = scheme
+    }
+
+    /// The name for `url`, or for the list's explicit `out=` name, claimed for this run.
+    public mutating func name(for url: ParsedURL, explicitName: String? = nil) -> OutputName {
+        var name: OutputName
+        if let explicitName {
+            name = OutputName(stem: Self.sanitize(explicitName), givenExtension: nil, isExplicit: true)
+        } else if scheme == .hash {
+            return OutputName(stem: SHA256.hexDigest(url.normalized), givenExtension: nil, isExplicit: false)
+        } else {
+            name = Self.split(Self.sanitize(url.lastPathSegment))
+        }
+        let identity = url.normalized.hashValue
+        let key = name.stem.lowercased()
+        if let owner = claims[key], owner != identity {
+            name = Self.disambiguate(name, for: url)
+            claims[name.stem.lowercased()] = identity
+        } else {
+            claims[key] = identity
+        }
+        return name
+    }
+
+    /// A safe basename: separators and control characters become `_`, leading dots go, never empty, never too long.
+    public static func sanitize(_ raw: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in raw.unicodeScalars {
+            let forbidden = scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
+            scalars.append(forbidden ? "_" : scalar)
+        }
+        var name = String(scalars).trimmingWhitespace()
+        while name.hasPrefix(".") { name.removeFirst() }
+        name = name.trimmingWhitespace()
+        if name.utf8.count > maxStemBytes {
+            var cut = ""
+            for character in name {
+                if cut.utf8.count + character.utf8.count > maxStemBytes { break }
+                cut.append(character)
+            }
+            name = cut
+        }
+        return name.isEmpty ? "image" : name
+    }
+
+    /// Splits an image extension off a sanitized URL name (`cat.JPG` → stem `cat`, extension `JPG`).
+    static func split(_ name: String) -> OutputName {
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            let ext = String(name[name.index(after: dot)...])
+            if ImageFormat.allImageExtensions.contains(ext.lowercased()) {
+                return OutputName(stem: String(name[..<dot]), givenExtension: ext, isExplicit: false)
+            }
+        }
+        return OutputName(stem: name, givenExtension: nil, isExplicit: false)
+    }
+
+    static func disambiguate(_ name: OutputName, for url: ParsedURL) -> OutputName {
+        let suffix = "-" + SHA256.hexDigest(url.normalized).prefix(8)
+        guard name.isExplicit, let dot = name.stem.lastIndex(of: "."), dot != name.stem.startIndex else {
+            return OutputName(stem: name.stem + suffix, givenExtension: name.givenExtension, isExplicit: name.isExplicit)
+        }
+        // `out=x.jpg` → `x-1a2b3c4d.jpg`: the suffix goes before the extension the user chose.
+        return OutputName(stem: name.stem[..<dot] + suffix + name.stem[dot...], givenExtension: nil, isExplicit: true)
+    }
+}
+
+private extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,39 @@
+/// The file name an item will be saved under, before its format is known.
+///
+/// A name derived from the URL gets the extension its sniffed format needs; a name the
+/// list gave with `out=` is used exactly as given.
+public struct OutputName: Sendable, Equatable {
+    /// The name without an image extension (for `out=` names: the whole name).
+    public let stem: String
+    /// The image extension the URL's name carried, in its original case, if any.
+    public let givenExtension: String?
+    /// True for `out=` names, which are never changed by the sniffed format.
+    public let isExplicit: Bool
+
+    public init(stem: String, givenExtension: String?, isExplicit: Bool) {
+        self.stem = stem
+        self.givenExtension = givenExtension
+        self.isExplicit = isExplicit
+    }
+
+    /// The final file name for a body of the given format.
+    public func fileName(for format: ImageFormat) -> String {
+        if isExplicit { return stem }
+        if let given = givenExtension, format.acceptedExtensions.contains(given.lowercased()) {
+            return "\(stem).\(given)"
+        }
+        return "\(stem).\(format.fileExtension)"
+    }
+
+    /// Every file name this item could end up with, most likely first; used to skip existing files before downloading.
+    public var possibleFileNames: [String] {
+        if isExplicit { return [stem] }
+        var names: [String] = []
+        if let given = givenExtension { names.append("\(stem).\(given)") }
+        for format in ImageFormat.allCases {
+            let name = "\(stem).\(format.fileExtension)"
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+}

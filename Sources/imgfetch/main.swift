@@ -1,0 +1,4 @@
+import Glibc
+import ImgFetchCLI
+
+exit(ImgFetchCommand.run(Array(CommandLine.arguments.dropFirst())))
