@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+
+/// Exit code 2 and the messages of usage errors; --help and --version.
+final class UsageTests: XCTestCase {
+    func testUnknownOptionExits2WithAHint() throws {
+        let result = try ImgFetchRunner.run(["--frobnicate"])
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.contains("'--frobnicate'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("--help"), result.stderr)
+    }
+
+    func testMalformedValueExits2() throws {
+        let result = try ImgFetchRunner.run(["-j", "lots", "list.txt"])
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertTrue(result.stderr.contains("'-j'"), result.stderr)
+    }
+
+    func testMissingListExits2() throws {
+        let result = try ImgFetchRunner.run(["/nonexistent/list.txt"])
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertTrue(result.stderr.contains("cannot read list '/nonexistent/list.txt'"), result.stderr)
+    }
+
+    func testUnwritableOutputDirectoryExits2() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let blocker = try scratch.write("file", "not a directory")
+        let result = try ImgFetchRunner.run(["-o", blocker + "/sub"], stdin: "")
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertTrue(result.stderr.contains("output directory"), result.stderr)
+    }
+
+    func testHelpAndVersion() throws {
+        let help = try ImgFetchRunner.run(["--help"])
+        XCTAssertEqual(help.exitCode, 0)
+        XCTAssertTrue(help.stdout.contains("--concurrency"))
+        XCTAssertTrue(help.stdout.contains("Exit"), help.stdout)
+        let version = try ImgFetchRunner.run(["--version"])
+        XCTAssertEqual(version.exitCode, 0)
+        XCTAssertTrue(version.stdout.hasPrefix("imgfetch "), version.stdout)
+    }
+
+    func testEmptyListSucceeds() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let result = try ImgFetchRunner.run(["-o", scratch.path], stdin: "# nothing\n\n")
+        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.contains("0 items"), result.stderr)
+    }
+}

@@ -1,0 +1,432 @@
+import ImgFetchCore
+import XCTest
+@testable import ImgFetchCLI
+
+final class OptionParserTests: XCTestCase {
+    // MARK: - Helpers
+
+    private func parse(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) -> CommandLineOptions {
+        do {
+            return try OptionParser.parse(arguments)
+        } catch {
+            XCTFail("unexpected usage error: \(error)", file: file, line: line)
+            return CommandLineOptions()
+        }
+    }
+
+    /// Asserts that parsing fails and returns the one-line message.
+    @discardableResult
+    private func failure(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+        do {
+            let options = try OptionParser.parse(arguments)
+            XCTFail("expected a usage error, got \(options)", file: file, line: line)
+            return ""
+        } catch {
+            XCTAssertFalse(error.description.contains("\n"), "message must be one line", file: file, line: line)
+            return error.description
+        }
+    }
+
+    // MARK: - Defaults
+
+    func testDefaults() {
+        let options = parse()
+        XCTAssertEqual(options, CommandLineOptions())
+        XCTAssertEqual(options.lists, [])
+        XCTAssertEqual(options.outputDirectory, ".")
+        XCTAssertEqual(options.concurrency, 16)
+        XCTAssertEqual(options.perHost, 6)
+        XCTAssertEqual(options.order, .fifo)
+        XCTAssertEqual(options.timeout, 15)
+        XCTAssertEqual(options.connectTimeout, 10)
+        XCTAssertNil(options.maxTime)
+        XCTAssertEqual(options.retries, 2)
+        XCTAssertEqual(options.headers, [])
+        XCTAssertNil(options.userAgent)
+        XCTAssertNil(options.credentials)
+        XCTAssertNil(options.cookieJar)
+        XCTAssertFalse(options.insecure)
+        XCTAssertFalse(options.allowDowngrade)
+        XCTAssertEqual(options.maxSize, 64 * 1024 * 1024)
+        XCTAssertEqual(options.naming, .url)
+        XCTAssertEqual(options.existingFiles, .skip)
+        XCTAssertFalse(options.quiet)
+        XCTAssertEqual(options.action, .run)
+    }
+
+    // MARK: - Positionals
+
+    func testPositionalsKeepOrderAndInterleaveWithOptions() {
+        let options = parse("a.txt", "-j", "4", "b.txt", "--quiet", "c.txt")
+        XCTAssertEqual(options.lists, ["a.txt", "b.txt", "c.txt"])
+        XCTAssertEqual(options.concurrency, 4)
+        XCTAssertTrue(options.quiet)
+    }
+
+    func testLoneDashIsStdinPositional() {
+        XCTAssertEqual(parse("-").lists, ["-"])
+        XCTAssertEqual(parse("a.txt", "-", "-q").lists, ["a.txt", "-"])
+    }
+
+    func testDoubleDashEndsOptions() {
+        let options = parse("-q", "--", "-j", "--help", "-", "--")
+        XCTAssertEqual(options.lists, ["-j", "--help", "-", "--"])
+        XCTAssertTrue(options.quiet)
+        XCTAssertEqual(options.action, .run)
+        XCTAssertEqual(options.concurrency, 16)
+    }
+
+    // MARK: - Each option, every spelling
+
+    func testOutputDirectory() {
+        XCTAssertEqual(parse("-o", "out").outputDirectory, "out")
+        XCTAssertEqual(parse("-oout").outputDirectory, "out")
+        XCTAssertEqual(parse("--output-dir", "out").outputDirectory, "out")
+        XCTAssertEqual(parse("--output-dir=out").outputDirectory, "out")
+        XCTAssertEqual(parse("--output-dir=a=b").outputDirectory, "a=b", "only the first '=' splits")
+        XCTAssertEqual(parse("-o", "-").outputDirectory, "-", "a value is taken even if it looks like an option")
+    }
+
+    func testConcurrency() {
+        XCTAssertEqual(parse("-j", "4").concurrency, 4)
+        XCTAssertEqual(parse("-j4").concurrency, 4)
+        XCTAssertEqual(parse("--concurrency", "1024").concurrency, 1024)
+        XCTAssertEqual(parse("--concurrency=1").concurrency, 1)
+    }
+
+    func testPerHost() {
+        XCTAssertEqual(parse("--per-host", "2").perHost, 2)
+        XCTAssertEqual(parse("--per-host=1024").perHost, 1024)
+    }
+
+    func testOrderLastOneWins() {
+        XCTAssertEqual(parse("--lifo").order, .lifo)
+        XCTAssertEqual(parse("--fifo").order, .fifo)
+        XCTAssertEqual(parse("--fifo", "--lifo").order, .lifo)
+        XCTAssertEqual(parse("--lifo", "--fifo").order, .fifo)
+    }
+
+    func testTimeouts() {
+        XCTAssertEqual(parse("-t", "30").timeout, 30)
+        XCTAssertEqual(parse("-t2.5").timeout, 2.5)
+        XCTAssertEqual(parse("--timeout", ".5").timeout, 0.5)
+        XCTAssertEqual(parse("--timeout=7.").timeout, 7)
+        XCTAssertEqual(parse("--connect-timeout", "3").connectTimeout, 3)
+        XCTAssertEqual(parse("--connect-timeout=0.25").connectTimeout, 0.25)
+        XCTAssertEqual(parse("--max-time", "60").maxTime, 60)
+        XCTAssertEqual(parse("--max-time=1.5").maxTime, 1.5)
+        XCTAssertEqual(parse("--max-time=0.001").maxTime, 0.001)
+        XCTAssertEqual(parse("--max-time=1000000").maxTime, 1_000_000)
+    }
+
+    func testRetries() {
+        XCTAssertEqual(parse("--retries", "0").retries, 0)
+        XCTAssertEqual(parse("--retries=100").retries, 100)
+    }
+
+    func testHeadersAreRepeatableInOrder() {
+        let options = parse("-H", "X-A: 1", "--header", "X-B: 2", "--header=X-C: 3", "-HX-D:4", "-H", "X-E:")
+        XCTAssertEqual(options.headers, ["X-A: 1", "X-B: 2", "X-C: 3", "X-D:4", "X-E:"])
+    }
+
+    func testHeaderNameMayUseAnyTokenCharacter() {
+        XCTAssertEqual(parse("-H", "A1!#$%&'*+-.^_`|~: v").headers, ["A1!#$%&'*+-.^_`|~: v"])
+        XCTAssertEqual(parse("-H", "X: a: b").headers, ["X: a: b"], "colons in the value are fine")
+    }
+
+    func testUserAgent() {
+        XCTAssertEqual(parse("-A", "bot/1").userAgent, "bot/1")
+        XCTAssertEqual(parse("-Abot/1").userAgent, "bot/1")
+        XCTAssertEqual(parse("--user-agent", "bot 1").userAgent, "bot 1")
+        XCTAssertEqual(parse("--user-agent=bot/2").userAgent, "bot/2")
+    }
+
+    func testCredentials() {
+        XCTAssertEqual(parse("-u", "me:pw").credentials, "me:pw")
+        XCTAssertEqual(parse("-ume:pw").credentials, "me:pw")
+        XCTAssertEqual(parse("--user", "me:").credentials, "me:")
+        XCTAssertEqual(parse("--user=me:p:w").credentials, "me:p:w")
+    }
+
+    func testCookieJar() {
+        XCTAssertEqual(parse("--cookie-jar", "c.txt").cookieJar, "c.txt")
+        XCTAssertEqual(parse("--cookie-jar=c.txt").cookieJar, "c.txt")
+    }
+
+    func testBooleanFlags() {
+        let options = parse("--insecure", "--allow-downgrade", "-q")
+        XCTAssertTrue(options.insecure)
+        XCTAssertTrue(options.allowDowngrade)
+        XCTAssertTrue(options.quiet)
+        XCTAssertTrue(parse("--quiet").quiet)
+    }
+
+    func testName() {
+        XCTAssertEqual(parse("--name", "hash").naming, .hash)
+        XCTAssertEqual(parse("--name=url").naming, .url)
+        XCTAssertEqual(parse("--name=hash", "--name", "url").naming, .url)
+    }
+
+    func testExistingFilesLastOneWins() {
+        XCTAssertEqual(parse("--overwrite").existingFiles, .overwrite)
+        XCTAssertEqual(parse("--skip-existing").existingFiles, .skip)
+        XCTAssertEqual(parse("--overwrite", "--skip-existing").existingFiles, .skip)
+        XCTAssertEqual(parse("--skip-existing", "--overwrite").existingFiles, .overwrite)
+    }
+
+    func testLaterValueReplacesEarlierOne() {
+        XCTAssertEqual(parse("-j", "2", "--concurrency=3").concurrency, 3)
+        XCTAssertEqual(parse("-o", "a", "-o", "b").outputDirectory, "b")
+    }
+
+    // MARK: - Help and version
+
+    func testHelpAndVersion() {
+        XCTAssertEqual(parse("-h").action, .help)
+        XCTAssertEqual(parse("--help").action, .help)
+        XCTAssertEqual(parse("--version").action, .version)
+        XCTAssertEqual(parse("--help", "--version").action, .help)
+        XCTAssertEqual(parse("--version", "--help").action, .help)
+        XCTAssertEqual(parse("--version", "-qh").action, .help)
+    }
+
+    func testErrorsAreReportedEvenWithHelp() {
+        XCTAssertEqual(failure("--help", "--frobnicate"), "unknown option '--frobnicate'")
+    }
+
+    // MARK: - Bundling
+
+    func testBundledFlags() {
+        let options = parse("-qh")
+        XCTAssertTrue(options.quiet)
+        XCTAssertEqual(options.action, .help)
+    }
+
+    func testBundleEndsWithValueOptionTakingRest() {
+        let options = parse("-qj4")
+        XCTAssertTrue(options.quiet)
+        XCTAssertEqual(options.concurrency, 4)
+        XCTAssertEqual(parse("-qoq").outputDirectory, "q", "the rest of the bundle is the value, not more flags")
+    }
+
+    func testBundleEndsWithValueOptionTakingNextArgument() {
+        let options = parse("-qo", "dir", "list.txt")
+        XCTAssertTrue(options.quiet)
+        XCTAssertEqual(options.outputDirectory, "dir")
+        XCTAssertEqual(options.lists, ["list.txt"])
+    }
+
+    func testShortOptionValueIsTakenVerbatim() {
+        XCTAssertEqual(failure("-j=4"), "invalid value '=4' for '-j': expected an integer from 1 to 1024")
+    }
+
+    // MARK: - Error shapes
+
+    func testUnknownOptions() {
+        XCTAssertEqual(failure("--frobnicate"), "unknown option '--frobnicate'")
+        XCTAssertEqual(failure("--frobnicate=3"), "unknown option '--frobnicate'")
+        XCTAssertEqual(failure("-x"), "unknown option '-x'")
+        XCTAssertEqual(failure("-qx"), "unknown option '-x'")
+        XCTAssertEqual(failure("--=x"), "unknown option '--=x'")
+        XCTAssertEqual(failure("---"), "unknown option '---'")
+    }
+
+    func testLongNamesMustMatchExactly() {
+        XCTAssertEqual(failure("--conc", "4"), "unknown option '--conc'")
+        XCTAssertEqual(failure("--insec"), "unknown option '--insec'")
+        XCTAssertEqual(failure("--Quiet"), "unknown option '--Quiet'")
+    }
+
+    func testMissingValues() {
+        XCTAssertEqual(failure("--concurrency"), "option '--concurrency' needs a value")
+        XCTAssertEqual(failure("-j"), "option '-j' needs a value")
+        XCTAssertEqual(failure("-qj"), "option '-j' needs a value")
+        XCTAssertEqual(failure("a.txt", "-o"), "option '-o' needs a value")
+        for option in ["--output-dir", "--per-host", "--timeout", "--connect-timeout", "--max-time", "--retries",
+                       "--header", "--user-agent", "--user", "--cookie-jar", "--max-size", "--name"] {
+            XCTAssertEqual(failure(option), "option '\(option)' needs a value")
+        }
+    }
+
+    func testFlagsRejectValues() {
+        XCTAssertEqual(failure("--insecure=1"), "option '--insecure' takes no value")
+        XCTAssertEqual(failure("--quiet="), "option '--quiet' takes no value")
+        for flag in ["--fifo", "--lifo", "--allow-downgrade", "--overwrite", "--skip-existing", "--help", "--version"] {
+            XCTAssertEqual(failure("\(flag)=yes"), "option '\(flag)' takes no value")
+        }
+    }
+
+    func testIntegerErrors() {
+        let expected = "expected an integer from 1 to 1024"
+        XCTAssertEqual(failure("-j", "abc"), "invalid value 'abc' for '-j': \(expected)")
+        XCTAssertEqual(failure("--concurrency=0"), "invalid value '0' for '--concurrency': \(expected)")
+        XCTAssertEqual(failure("-j1025"), "invalid value '1025' for '-j': \(expected)")
+        XCTAssertEqual(failure("-j", "-1"), "invalid value '-1' for '-j': \(expected)")
+        XCTAssertEqual(failure("-j", "+4"), "invalid value '+4' for '-j': \(expected)")
+        XCTAssertEqual(failure("-j", " 4"), "invalid value ' 4' for '-j': \(expected)")
+        XCTAssertEqual(failure("-j", "99999999999999999999999"),
+                       "invalid value '99999999999999999999999' for '-j': \(expected)")
+        XCTAssertEqual(failure("--per-host", "0"), "invalid value '0' for '--per-host': \(expected)")
+        XCTAssertEqual(failure("--retries", "101"),
+                       "invalid value '101' for '--retries': expected an integer from 0 to 100")
+        XCTAssertEqual(failure("--retries=-1"),
+                       "invalid value '-1' for '--retries': expected an integer from 0 to 100")
+    }
+
+    func testSecondsErrors() {
+        let expected = "expected a number of seconds from 0.001 to 1000000"
+        for bad in ["0", "0.0", "-1", "abc", "", ".", "1e3", "inf", "nan", "1.2.3", "0x10", "+5", "0.0001", "1000001"] {
+            XCTAssertEqual(failure("--timeout", bad), "invalid value '\(bad)' for '--timeout': \(expected)")
+        }
+        XCTAssertEqual(failure("-t", "x"), "invalid value 'x' for '-t': \(expected)")
+        XCTAssertEqual(failure("--connect-timeout=0"), "invalid value '0' for '--connect-timeout': \(expected)")
+        XCTAssertEqual(failure("--max-time=-2"), "invalid value '-2' for '--max-time': \(expected)")
+    }
+
+    func testHeaderErrors() {
+        let expected = "expected 'Name: value' with a token name"
+        XCTAssertEqual(failure("-H", "NoColon"), "invalid value 'NoColon' for '-H': \(expected)")
+        XCTAssertEqual(failure("--header", ": v"), "invalid value ': v' for '--header': \(expected)")
+        XCTAssertEqual(failure("-H", "Bad Name: v"), "invalid value 'Bad Name: v' for '-H': \(expected)")
+        XCTAssertEqual(failure("-H", "Name : v"), "invalid value 'Name : v' for '-H': \(expected)")
+        XCTAssertEqual(failure("-H", "Ünï: v"), "invalid value 'Ünï: v' for '-H': \(expected)")
+        XCTAssertEqual(failure("-H", ""), "invalid value '' for '-H': \(expected)")
+    }
+
+    func testHeaderLineBreaksAreRejectedAndEscapedInTheMessage() {
+        XCTAssertEqual(failure("-H", "X: a\r\nEvil: 1"),
+                       "invalid value 'X: a\\r\\nEvil: 1' for '-H': a header must not contain CR or LF")
+        XCTAssertEqual(failure("-H", "X: a\nb"), "invalid value 'X: a\\nb' for '-H': a header must not contain CR or LF")
+        XCTAssertEqual(failure("-H", "X: a\rb"), "invalid value 'X: a\\rb' for '-H': a header must not contain CR or LF")
+    }
+
+    func testUserAgentErrors() {
+        let expected = "expected a non-empty string without CR or LF"
+        XCTAssertEqual(failure("--user-agent="), "invalid value '' for '--user-agent': \(expected)")
+        XCTAssertEqual(failure("-A", "a\nb"), "invalid value 'a\\nb' for '-A': \(expected)")
+    }
+
+    func testCredentialErrorsNeverEchoTheValue() {
+        let message = failure("-u", "secret-token")
+        XCTAssertEqual(message, "invalid value for '-u': expected USER:PASS")
+        XCTAssertFalse(message.contains("secret"))
+        XCTAssertEqual(failure("--user=nocolon"), "invalid value for '--user': expected USER:PASS")
+    }
+
+    func testEmptyPathsAreRejected() {
+        XCTAssertEqual(failure("--output-dir="), "invalid value '' for '--output-dir': expected a non-empty path")
+        XCTAssertEqual(failure("-o", ""), "invalid value '' for '-o': expected a non-empty path")
+        XCTAssertEqual(failure("--cookie-jar="), "invalid value '' for '--cookie-jar': expected a non-empty path")
+    }
+
+    func testNameErrors() {
+        XCTAssertEqual(failure("--name", "sha"), "invalid value 'sha' for '--name': expected 'url' or 'hash'")
+        XCTAssertEqual(failure("--name=URL"), "invalid value 'URL' for '--name': expected 'url' or 'hash'")
+    }
+
+    func testControlCharactersInOptionNamesAreEscaped() {
+        XCTAssertEqual(failure("--a\u{1B}b"), "unknown option '--a\\u{1b}b'")
+        XCTAssertEqual(failure("--a\tb"), "unknown option '--a\\tb'")
+    }
+
+    func testStructuredError() throws {
+        do {
+            _ = try OptionParser.parse(["--concurrency", "abc"])
+            XCTFail("expected a usage error")
+        } catch {
+            XCTAssertEqual(error, UsageError(option: "--concurrency",
+                                             problem: .invalidValue("abc", reason: "expected an integer from 1 to 1024")))
+        }
+    }
+
+    // MARK: - --max-size
+
+    func testMaxSizeSuffixes() {
+        XCTAssertEqual(parse("--max-size", "1").maxSize, 1)
+        XCTAssertEqual(parse("--max-size=1000").maxSize, 1000)
+        XCTAssertEqual(parse("--max-size=2k").maxSize, 2048)
+        XCTAssertEqual(parse("--max-size=2K").maxSize, 2048)
+        XCTAssertEqual(parse("--max-size=3m").maxSize, 3 << 20)
+        XCTAssertEqual(parse("--max-size=3M").maxSize, 3 << 20)
+        XCTAssertEqual(parse("--max-size=5g").maxSize, 5 << 30)
+        XCTAssertEqual(parse("--max-size=5G").maxSize, 5 << 30)
+        XCTAssertEqual(parse("--max-size=8589934591G").maxSize, 8_589_934_591 << 30)
+    }
+
+    func testMaxSizeErrors() {
+        let expected = "expected a positive byte count, optionally with suffix k, M or G"
+        for bad in ["0", "0k", "", "k", "M", "-1", "+1", "1.5M", "1T", "1 M", "1MB", "1kk", "abc",
+                    "99999999999999999999"] {
+            XCTAssertEqual(failure("--max-size", bad), "invalid value '\(bad)' for '--max-size': \(expected)")
+        }
+        XCTAssertEqual(failure("--max-size=8589934592G"),
+                       "invalid value '8589934592G' for '--max-size': byte count too large")
+    }
+
+    // MARK: - Mapping onto the library configuration
+
+    func testDownloaderConfigurationMapsEveryField() {
+        let options = parse("-j8", "--per-host=3", "--lifo", "-t", "20", "--connect-timeout=4", "--max-time=90",
+                            "--retries=5", "-H", "X-A: 1", "-A", "bot/9", "-u", "me:pw", "--cookie-jar", "jar",
+                            "--insecure", "--allow-downgrade", "--max-size=1M", "--overwrite", "-o", "ignored")
+        let configuration = options.downloaderConfiguration(outputDirectory: "/tmp/resolved")
+        XCTAssertEqual(configuration.outputDirectory, "/tmp/resolved")
+        XCTAssertEqual(configuration.concurrency, 8)
+        XCTAssertEqual(configuration.perHost, 3)
+        XCTAssertEqual(configuration.order, .lifo)
+        XCTAssertEqual(configuration.timeout, 20)
+        XCTAssertEqual(configuration.connectTimeout, 4)
+        XCTAssertEqual(configuration.maxTime, 90)
+        XCTAssertEqual(configuration.retries, 5)
+        XCTAssertEqual(configuration.headers, ["X-A: 1"])
+        XCTAssertEqual(configuration.userAgent, "bot/9")
+        XCTAssertEqual(configuration.credentials, "me:pw")
+        XCTAssertEqual(configuration.cookieJar, "jar")
+        XCTAssertTrue(configuration.insecure)
+        XCTAssertTrue(configuration.allowDowngrade)
+        XCTAssertEqual(configuration.maxSize, 1 << 20)
+        XCTAssertEqual(configuration.existingFiles, .overwrite)
+    }
+
+    func testDownloaderConfigurationKeepsLibraryDefaultsForDefaults() {
+        let configuration = CommandLineOptions().downloaderConfiguration(outputDirectory: "out")
+        let library = DownloaderConfiguration(outputDirectory: "out")
+        XCTAssertEqual(configuration.userAgent, library.userAgent)
+        XCTAssertEqual(configuration.userAgent, "imgfetch/\(DownloaderConfiguration.version)")
+        XCTAssertEqual(configuration.concurrency, library.concurrency)
+        XCTAssertEqual(configuration.perHost, library.perHost)
+        XCTAssertEqual(configuration.timeout, library.timeout)
+        XCTAssertEqual(configuration.connectTimeout, library.connectTimeout)
+        XCTAssertNil(configuration.maxTime)
+        XCTAssertEqual(configuration.retries, library.retries)
+        XCTAssertEqual(configuration.maxSize, library.maxSize)
+        XCTAssertEqual(configuration.existingFiles, library.existingFiles)
+        XCTAssertNil(configuration.credentials)
+        XCTAssertNil(configuration.cookieJar)
+    }
+
+    // MARK: - Help text
+
+    func testHelpTextLinesFitIn80Columns() {
+        for line in HelpText.usage.split(separator: "\n", omittingEmptySubsequences: false) {
+            XCTAssertLessThan(line.count, 80, "too long: \(line)")
+        }
+        XCTAssertTrue(HelpText.usage.hasPrefix("Usage: imgfetch [OPTIONS] [LIST ...]\n"))
+        XCTAssertTrue(HelpText.usage.hasSuffix("\n"))
+    }
+
+    func testHelpTextMentionsEveryOption() {
+        for spelling in Option.spellings {
+            XCTAssertTrue(HelpText.usage.contains("--\(spelling.long)"), "help lacks --\(spelling.long)")
+            if let short = spelling.short {
+                XCTAssertTrue(HelpText.usage.contains("-\(short), --\(spelling.long)"), "help lacks -\(short)")
+            }
+        }
+    }
+
+    func testHelpTextDocumentsOutputAndExitCodes() {
+        for needle in ["saved|skipped|failed", "out=NAME", "priority=high|normal|low", "130", "143", "summary"] {
+            XCTAssertTrue(HelpText.usage.contains(needle), "help lacks \(needle)")
+        }
+    }
+}
