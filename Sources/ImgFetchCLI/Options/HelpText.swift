@@ -46,7 +46,7 @@ public enum HelpText {
                                      or from SHA-256 of the URL (default url)
               --overwrite            replace files that already exist
               --skip-existing        keep files that already exist (default)
-          -q, --quiet                no progress on stderr
+          -q, --quiet                print only errors on stderr (no summary)
           -h, --help                 show this help and exit
               --version              show the version and exit
           --                         end of options; later arguments are lists
