@@ -154,8 +154,14 @@ final class ParsedURLTests: XCTestCase {
     }
 
     func testEmptyHostIsInvalid() {
-        assertInvalid("http:///a.jpg")
         assertInvalid("https://:8080/a.jpg")
+        assertInvalid("http://:80/")
+        assertInvalid("http://user@/a.jpg")
+    }
+
+    func testExtraSlashesBeforeTheHostAreSkippedAsBrowsersDo() throws {
+        // libcurl, like the WHATWG URL parser, reads "http:///a.jpg" as host "a.jpg", not an empty host.
+        XCTAssertEqual(try ParsedURL("http:///a.jpg").host, "a.jpg")
     }
 
     func testOverLongURLIsRejected() {

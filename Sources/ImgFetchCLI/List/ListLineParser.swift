@@ -47,7 +47,7 @@ enum ListLineParser {
         if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return "out= contains a control character"
         }
-        if name.utf8.count > 250 { return "out= name longer than 250 bytes" }
+        if name.utf8.count > FileNamer.maxExplicitBytes { return "out= name longer than \(FileNamer.maxExplicitBytes) bytes" }
         return nil
     }
 }

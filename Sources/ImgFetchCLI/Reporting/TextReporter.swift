@@ -46,6 +46,7 @@ final class TextReporter: ResultReporter {
 
     /// Tabs and line breaks in a field would break the one-line, tab-separated format.
     static func clean(_ text: String) -> String {
-        String(text.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 })
+        // By scalar: "\r\n" is one Character and would slip past a Character comparison.
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }))
     }
 }

@@ -14,7 +14,9 @@ public struct FileNamer {
     }
 
     /// Longest stem kept, in UTF-8 bytes, leaving room for a suffix and an extension under NAME_MAX (255).
-    static let maxStemBytes = 200
+    public static let maxStemBytes = 200
+    /// Longest `out=` name, leaving room for the 9-byte disambiguation suffix under NAME_MAX (255).
+    public static let maxExplicitBytes = 240
 
     public let scheme: Scheme
     /// Claimed names (lowercased, so case-insensitive file systems are safe too) → hash of the URL that claimed them.
@@ -29,42 +31,46 @@ public struct FileNamer {
     public mutating func name(for url: ParsedURL, explicitName: String? = nil) -> OutputName {
         var name: OutputName
         if let explicitName {
-            name = OutputName(stem: Self.sanitize(explicitName), givenExtension: nil, isExplicit: true)
+            name = OutputName(stem: Self.sanitize(explicitName, maxBytes: Self.maxExplicitBytes), givenExtension: nil, isExplicit: true)
         } else if scheme == .hash {
             return OutputName(stem: SHA256.hexDigest(url.normalized), givenExtension: nil, isExplicit: false)
         } else {
             name = Self.split(Self.sanitize(url.lastPathSegment))
         }
         let identity = url.normalized.hashValue
-        let key = name.stem.lowercased()
-        if let owner = claims[key], owner != identity {
+        if let owner = claims[Self.claimKey(name)], owner != identity {
             name = Self.disambiguate(name, for: url)
-            claims[name.stem.lowercased()] = identity
-        } else {
-            claims[key] = identity
         }
+        claims[Self.claimKey(name)] = identity
         return name
     }
 
+    /// The key two names collide on: lowercased, without an image extension, so `out=cat.jpg`
+    /// and a URL's `cat` (which may become `cat.jpg`) collide, as do `A.jpg` and `a.png`.
+    static func claimKey(_ name: OutputName) -> String {
+        (name.isExplicit ? split(name.stem).stem : name.stem).lowercased()
+    }
+
     /// A safe basename: separators and control characters become `_`, leading dots go, never empty, never too long.
-    public static func sanitize(_ raw: String) -> String {
+    public static func sanitize(_ raw: String, maxBytes: Int = maxStemBytes) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in raw.unicodeScalars {
             let forbidden = scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
             scalars.append(forbidden ? "_" : scalar)
         }
-        var name = String(scalars).trimmingWhitespace()
-        while name.hasPrefix(".") { name.removeFirst() }
-        name = name.trimmingWhitespace()
-        if name.utf8.count > maxStemBytes {
+        var name = Substring(String(scalars))
+        // ". ." must not survive as ".": drop dots and spaces at the front until neither is left.
+        while let first = name.first, first == "." || first.isWhitespace { name.removeFirst() }
+        while let last = name.last, last.isWhitespace { name.removeLast() }
+        if name.utf8.count > maxBytes {
             var cut = ""
             for character in name {
-                if cut.utf8.count + character.utf8.count > maxStemBytes { break }
+                if cut.utf8.count + character.utf8.count > maxBytes { break }
                 cut.append(character)
             }
-            name = cut
+            name = Substring(cut)
         }
-        return name.isEmpty ? "image" : name
+        return name.isEmpty ? "image" : String(name)
     }
 
     /// Splits an image extension off a sanitized URL name (`cat.JPG` → stem `cat`, extension `JPG`).
@@ -85,14 +91,5 @@ public struct FileNamer {
         }
         // `out=x.jpg` → `x-1a2b3c4d.jpg`: the suffix goes before the extension the user chose.
         return OutputName(stem: name.stem[..<dot] + suffix + name.stem[dot...], givenExtension: nil, isExplicit: true)
-    }
-}
-
-private extension String {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
     }
 }

@@ -83,10 +83,10 @@ public final class TempFile: @unchecked Sendable {
         }
         switch errno {
         case EEXIST:
-            return .existed
+            return discardForExisting()
         case EPERM, ENOTSUP, EXDEV, EMLINK:
             // File systems without hard links: check, then rename (a small race instead of no skip at all).
-            if access(finalPath, F_OK) == 0 { return .existed }
+            if access(finalPath, F_OK) == 0 { return discardForExisting() }
             guard rename(path, finalPath) == 0 else {
                 throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe())")
             }
@@ -95,6 +95,13 @@ public final class TempFile: @unchecked Sendable {
         default:
             throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe())")
         }
+    }
+
+    /// The final path is taken: the temp file goes now, not when this object is freed.
+    private func discardForExisting() -> Commit {
+        unlink(path)
+        committed = true
+        return .existed
     }
 }
 

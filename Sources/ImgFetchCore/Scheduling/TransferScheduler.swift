@@ -72,25 +72,26 @@ struct TransferScheduler {
 
     private mutating func releaseDueRetries(now: UInt64) {
         guard let earliest = nextStartAt, earliest <= now else { return }
-        var waiting: [(startAt: UInt64, transfer: Transfer)] = []
-        for entry in delayed {
-            guard entry.startAt <= now else {
-                waiting.append(entry)
-                continue
-            }
-            // A retry goes next: for FIFO it keeps its old (small) sequence at the front,
-            // for LIFO it becomes the newest request.
-            var queue = hosts[entry.transfer.hostKey, default: HostQueue()]
+        var due: [Transfer] = []
+        delayed.removeAll { entry in
+            guard entry.startAt <= now else { return false }
+            due.append(entry.transfer)
+            return true
+        }
+        due.sort { $0.sequence < $1.sequence }
+        // A retry goes next: for FIFO it keeps its old (small) sequence at the front of its host's
+        // queue (prepended newest first, so the oldest ends up first); for LIFO it becomes the newest request.
+        for transfer in order == .fifo ? due.reversed() : due {
+            var queue = hosts[transfer.hostKey, default: HostQueue()]
             if order == .fifo {
-                queue.pending.prepend(entry.transfer)
+                queue.pending.prepend(transfer)
             } else {
-                entry.transfer.sequence = nextSequence
+                transfer.sequence = nextSequence
                 nextSequence += 1
-                queue.pending.append(entry.transfer)
+                queue.pending.append(transfer)
             }
-            hosts[entry.transfer.hostKey] = queue
+            hosts[transfer.hostKey] = queue
             pendingCount += 1
         }
-        delayed = waiting
     }
 }

@@ -1,0 +1,166 @@
+import XCTest
+import ImgFetchCore
+@testable import ImgFetchCLI
+
+final class TextReporterTests: XCTestCase {
+    private let stdout = BufferSink()
+    private let stderr = BufferSink()
+    private let position = ListPosition(listName: "list.txt", line: 7)
+
+    // MARK: - Result lines
+
+    func testSavedLine() {
+        reporter().report(item("http://example.com/cat.jpg", DownloadResult(status: .saved, paths: ["out/cat.jpg"])))
+        XCTAssertEqual(stdout.text, "saved\thttp://example.com/cat.jpg\tout/cat.jpg\n")
+        XCTAssertEqual(stderr.text, "")
+    }
+
+    func testSkippedLine() {
+        reporter().report(item("http://example.com/cat.jpg", DownloadResult(status: .skipped, paths: ["out/cat.jpg"])))
+        XCTAssertEqual(stdout.text, "skipped\thttp://example.com/cat.jpg\tout/cat.jpg\n")
+        XCTAssertEqual(stderr.text, "")
+    }
+
+    func testSavedWithSeveralPaths() {
+        reporter().report(item("http://example.com/cat.jpg", DownloadResult(status: .saved, paths: ["out/cat.jpg", "out/cat.png"])))
+        XCTAssertEqual(stdout.text, "saved\thttp://example.com/cat.jpg\tout/cat.jpg out/cat.png\n")
+    }
+
+    func testFailedAfterOneAttempt() {
+        let result = DownloadResult.failed(DownloadError(.http, "HTTP 404 Not Found"), attempts: 1, httpStatus: 404)
+        reporter().report(item("http://example.com/missing.jpg", result))
+        XCTAssertEqual(stdout.text, "failed\thttp://example.com/missing.jpg\tHTTP 404 Not Found\n")
+        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/missing.jpg: HTTP 404 Not Found\n")
+    }
+
+    func testFailedWithoutAnyAttempt() {
+        let result = DownloadResult.failed(DownloadError(.filesystem, "cannot write out/x.jpg: Permission denied"))
+        reporter().report(item("http://example.com/x.jpg", result))
+        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/x.jpg: cannot write out/x.jpg: Permission denied\n")
+    }
+
+    func testFailedAfterSeveralAttemptsSaysHowMany() {
+        let result = DownloadResult.failed(DownloadError(.http, "HTTP 503 Service Unavailable"), attempts: 3, httpStatus: 503)
+        reporter().report(item("http://example.com/busy.jpg", result))
+        XCTAssertEqual(stdout.text, "failed\thttp://example.com/busy.jpg\tHTTP 503 Service Unavailable\n")
+        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/busy.jpg: HTTP 503 Service Unavailable (after 3 attempts)\n")
+    }
+
+    func testInvalidInputIsPrefixedWithFileAndLine() {
+        let result = DownloadResult.failed(DownloadError(.invalidInput, "unknown field 'size=' (expected out= or priority=)"))
+        reporter().report(item("http://example.com/a.jpg", result))
+        XCTAssertEqual(stdout.text, "failed\thttp://example.com/a.jpg\tlist.txt:7: unknown field 'size=' (expected out= or priority=)\n")
+        XCTAssertEqual(stderr.text, "imgfetch: list.txt:7: unknown field 'size=' (expected out= or priority=)\n")
+    }
+
+    func testInvalidInputWithEmptyURL() {
+        let result = DownloadResult.failed(DownloadError(.invalidInput, "line longer than 16384 bytes"))
+        reporter().report(ItemReport(position: ListPosition(listName: "<stdin>", line: 12), displayURL: "", result: result))
+        XCTAssertEqual(stdout.text, "failed\t\t<stdin>:12: line longer than 16384 bytes\n")
+        XCTAssertEqual(stderr.text, "imgfetch: <stdin>:12: line longer than 16384 bytes\n")
+    }
+
+    func testTabsAndLineBreaksInFieldsAreReplaced() {
+        let result = DownloadResult.failed(DownloadError(.network, "first line\nsecond\tpart\rend"), attempts: 2)
+        reporter().report(item("http://example.com/a\tb\nc.jpg", result))
+        XCTAssertEqual(stdout.text, "failed\thttp://example.com/a b c.jpg\tfirst line second part end\n")
+        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/a b c.jpg: first line second part end (after 2 attempts)\n")
+    }
+
+    func testCRLFInAFieldIsReplaced() {
+        // Swift reads "\r\n" as one Character, equal to neither "\r" nor "\n".
+        let result = DownloadResult.failed(DownloadError(.http, "HTTP 500\r\nInternal Server Error"), attempts: 2)
+        reporter().report(item("http://example.com/a.jpg", result))
+        XCTAssertFalse(stdout.text.unicodeScalars.contains("\r"), stdout.text.debugDescription)
+        XCTAssertEqual(stdout.text.unicodeScalars.filter { $0 == "\n" }.count, 1, stdout.text.debugDescription)
+        XCTAssertEqual(stdout.text.unicodeScalars.filter { $0 == "\t" }.count, 2, stdout.text.debugDescription)
+        XCTAssertFalse(stderr.text.unicodeScalars.contains("\r"), stderr.text.debugDescription)
+        XCTAssertEqual(stderr.text.unicodeScalars.filter { $0 == "\n" }.count, 1, stderr.text.debugDescription)
+        let cleaned = TextReporter.clean("a\r\nb")
+        XCTAssertFalse(cleaned.unicodeScalars.contains("\r") || cleaned.unicodeScalars.contains("\n"), cleaned.debugDescription)
+    }
+
+    func testTabInASavedPathIsReplaced() {
+        reporter().report(item("http://example.com/a.jpg", DownloadResult(status: .saved, paths: ["out/a\tb.jpg"])))
+        XCTAssertEqual(stdout.text, "saved\thttp://example.com/a.jpg\tout/a b.jpg\n")
+    }
+
+    func testCleanKeepsOtherText() {
+        XCTAssertEqual(TextReporter.clean("café  ok"), "café  ok")
+        XCTAssertEqual(TextReporter.clean("a\tb\nc\rd"), "a b c d")
+    }
+
+    func testEveryReportIsOneLine() {
+        let reporter = reporter()
+        reporter.report(item("http://example.com/1.jpg", DownloadResult(status: .saved, paths: ["1.jpg"])))
+        reporter.report(item("http://example.com/2.jpg", .failed(DownloadError(.timeout, "timed out"), attempts: 3)))
+        reporter.report(item("http://example.com/3.jpg", DownloadResult(status: .skipped, paths: ["3.jpg"])))
+        XCTAssertEqual(stdout.text.split(separator: "\n", omittingEmptySubsequences: false).count, 4)
+        XCTAssertEqual(stderr.text.split(separator: "\n").count, 1)
+    }
+
+    // MARK: - Summary
+
+    func testSummaryIsPrintedUnlessQuiet() {
+        let summary = RunSummary(saved: 2, skipped: 1, failed: 1, bytes: 2048, seconds: 3)
+        reporter().finish(summary)
+        XCTAssertEqual(stderr.text, "imgfetch: 4 items: 2 saved, 1 skipped, 1 failed; 2.0 KiB in 3.0 s\n")
+        XCTAssertEqual(stdout.text, "")
+    }
+
+    func testQuietSuppressesTheSummary() {
+        reporter(quiet: true).finish(RunSummary(saved: 2, skipped: 1, failed: 1, bytes: 2048, seconds: 3))
+        XCTAssertEqual(stderr.text, "")
+        XCTAssertEqual(stdout.text, "")
+    }
+
+    func testQuietStillPrintsResults() {
+        reporter(quiet: true).report(item("http://example.com/a.jpg", .failed(DownloadError(.http, "HTTP 500"), attempts: 1)))
+        XCTAssertEqual(stdout.text, "failed\thttp://example.com/a.jpg\tHTTP 500\n")
+    }
+
+    func testSummaryLineSingularAndBytes() {
+        XCTAssertEqual(RunSummary(saved: 1, bytes: 10, seconds: 0.25).line, "imgfetch: 1 item: 1 saved, 0 skipped, 0 failed; 10 B in 0.2 s")
+        XCTAssertEqual(RunSummary().line, "imgfetch: 0 items: 0 saved, 0 skipped, 0 failed; 0 B in 0.0 s")
+        XCTAssertEqual(ByteCount.format(3 * 1024 * 1024 + 512 * 1024), "3.5 MiB")
+        XCTAssertEqual(ByteCount.format(1023), "1023 B")
+    }
+
+    // MARK: - RunSummary.exitCode
+
+    func testExitCodeIsZeroWhenEverythingWasSavedOrSkipped() {
+        XCTAssertEqual(RunSummary().exitCode, 0)
+        XCTAssertEqual(RunSummary(saved: 3, skipped: 2).exitCode, 0)
+    }
+
+    func testExitCodeIsOneWhenAnyItemFailed() {
+        XCTAssertEqual(RunSummary(saved: 10, failed: 1).exitCode, 1)
+        XCTAssertEqual(RunSummary(failed: 1).exitCode, 1)
+    }
+
+    func testAddCountsOutcomes() {
+        var summary = RunSummary()
+        var saved = DownloadResult(status: .saved, paths: ["a.jpg"])
+        saved.bytes = 100
+        summary.add(saved)
+        summary.add(DownloadResult(status: .skipped, paths: ["b.jpg"]))
+        summary.add(.failed(DownloadError(.http, "HTTP 404")))
+        summary.add(DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled")))
+        XCTAssertEqual(summary.saved, 1)
+        XCTAssertEqual(summary.skipped, 1)
+        XCTAssertEqual(summary.failed, 2, "a cancelled item counts as failed")
+        XCTAssertEqual(summary.items, 4)
+        XCTAssertEqual(summary.bytes, 100)
+        XCTAssertEqual(summary.exitCode, 1)
+    }
+
+    // MARK: - Helpers
+
+    private func reporter(quiet: Bool = false) -> TextReporter {
+        TextReporter(stdout: stdout, stderr: stderr, quiet: quiet)
+    }
+
+    private func item(_ url: String, _ result: DownloadResult) -> ItemReport {
+        ItemReport(position: position, displayURL: url, result: result)
+    }
+}
