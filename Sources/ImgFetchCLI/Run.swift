@@ -19,7 +19,6 @@ struct Run {
         }
         let summary = SummaryCounter()
         let outstanding = DispatchGroup()
-        var namer = FileNamer(scheme: options.naming)
 
         @Sendable func report(_ position: ListPosition, _ url: String, _ result: DownloadResult) {
             summary.add(result)
@@ -44,13 +43,9 @@ struct Run {
                     case .invalid(let text, let reason):
                         report(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)))
                     case .item(let item):
-                        let name = namer.name(for: item.url, explicitName: item.outName)
-                        if let existing = existingFile(for: name) {
-                            report(position, item.url.redacted, DownloadResult(status: .skipped, paths: [existing]))
-                            continue
-                        }
                         outstanding.enter()
-                        downloader.download(DownloadRequest(url: item.url, name: name)) { result in
+                        let options = DownloadOptions(fileName: item.outName, priority: item.priority)
+                        downloader.download(item.url, options: options) { result in
                             report(position, item.url.redacted, result)
                             outstanding.leave()
                         }
@@ -64,15 +59,5 @@ struct Run {
         totals.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         reporter.finish(totals)
         return totals.exitCode
-    }
-
-    /// With `--skip-existing`, a file already saved under this item's name means no download at all.
-    private func existingFile(for name: OutputName) -> String? {
-        guard options.existingFiles == .skip else { return nil }
-        for candidate in name.possibleFileNames {
-            let path = OutputPaths.join(options.outputDirectory, candidate)
-            if FileManager.default.fileExists(atPath: path) { return path }
-        }
-        return nil
     }
 }

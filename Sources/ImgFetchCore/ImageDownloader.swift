@@ -1,44 +1,153 @@
+import Dispatch
+import Foundation
 import Synchronization
 
-/// The library's front door: download images concurrently and save them verified and atomically.
+/// The library's front door: download images concurrently and save them checked and atomically.
 ///
-/// Every request is fetched by the engine thread, handed to the decode stage, and reported to its
-/// completion handler exactly once, on a decode-stage or engine thread.
+/// Like SDWebImageDownloader, requests for a URL already in flight only add callbacks (one
+/// transfer per URL, results fanned out to every caller), and a URL finished earlier in the same
+/// downloader's life is served from that result. Progress and completion handlers run on the
+/// engine thread or a decode-stage thread; each completion runs exactly once.
 public final class ImageDownloader: Sendable {
     public let configuration: DownloaderConfiguration
-    private let engine: Engine
-    private let decodeStage: DecodeStage
-    private let nextTransferID = Atomic<Int>(0)
+    let transport: DownloadTransport
+    let registry = CallbackRegistry()
+    let decodeStage: DecodeStage
+    private let namer: Mutex<FileNamer>
+    private let nextID = Atomic<Int>(0)
 
-    public init(configuration: DownloaderConfiguration) throws(DownloadError) {
-        self.configuration = configuration
-        engine = try Engine(configuration: configuration)
-        decodeStage = DecodeStage(configuration: configuration)
+    public convenience init(configuration: DownloaderConfiguration) throws(DownloadError) {
+        self.init(configuration: configuration, transport: try Engine(configuration: configuration))
     }
 
-    /// Fetches `request.url` and saves it as `request.name`; `completion` receives the one result.
-    public func download(_ request: DownloadRequest, completion: @escaping @Sendable (DownloadResult) -> Void) {
-        let id = nextTransferID.add(1, ordering: .relaxed).newValue
-        let transfer = Transfer(id: id, url: request.url, directory: configuration.outputDirectory,
-                                maxSize: configuration.maxSize) { [engine, decodeStage] outcome in
-            switch outcome {
-            case .fetched(let body):
-                decodeStage.submit(body, name: request.name) { result in
-                    engine.release()
-                    completion(result)
-                }
-            case .failed(let error, let attempts, let httpStatus):
-                engine.release()
-                completion(.failed(error, attempts: attempts, httpStatus: httpStatus))
-            }
+    init(configuration: DownloaderConfiguration, transport: DownloadTransport) {
+        self.configuration = configuration
+        self.transport = transport
+        decodeStage = DecodeStage(threads: configuration.decodeThreads)
+        namer = Mutex(FileNamer(scheme: configuration.naming))
+    }
+
+    /// Requests `url`; `completion` receives the one result. Names are given in call order, so
+    /// the same sequence of calls gives the same file names on every run.
+    @discardableResult
+    public func download(_ url: ParsedURL, options: DownloadOptions = DownloadOptions(),
+                         progress: DownloadProgressHandler? = nil,
+                         completion: @escaping DownloadCompletionHandler) -> DownloadToken {
+        let name = namer.withLock { $0.name(for: url, explicitName: options.fileName) }
+        let subscriber = Subscriber(id: takeID(), name: name, progress: progress, completion: completion,
+                                    subscribedAt: DispatchTime.now())
+        if configuration.existingFiles == .skip, let existing = existingFile(for: name) {
+            decodeStage.run { Self.deliver(DownloadResult(status: .skipped, paths: [existing]), to: subscriber) }
+            return DownloadToken(url: url, cancelAction: nil)
         }
-        engine.submit(transfer)
+        let key = url.normalized
+        let subscription = registry.subscribe(key: key, subscriber) {
+            makeTransfer(for: url, key: key, priority: options.priority)
+        }
+        switch subscription {
+        case .created(let transfer):
+            transport.submit(transfer)
+        case .joined:
+            break
+        case .finished(let item):
+            decodeStage.run { [self] in serve(subscriber, from: item) }
+        }
+        return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) }
+    }
+
+    /// Downloads `url` and returns its result; cancelling the task cancels the request.
+    /// Throws the item's `DownloadError` when it failed, `CancellationError` when the task was cancelled.
+    public func image(at url: ParsedURL, options: DownloadOptions = DownloadOptions()) async throws -> DownloadResult {
+        let token = TokenBox()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                token.set(download(url, options: options) { continuation.resume(returning: $0) })
+            }
+        } onCancel: {
+            token.cancel()
+        }
+        switch result.status {
+        case .saved, .skipped:
+            return result
+        case .cancelled:
+            throw CancellationError()
+        case .failed:
+            throw result.error ?? DownloadError(.network, "failed")
+        }
     }
 
     /// Waits for every submitted download to finish, then stops the engine and the decode stage.
-    /// Call it once, after the last `download`, when all completions have arrived or will arrive.
     public func close() {
-        engine.close()
+        transport.close()
         decodeStage.close()
+    }
+
+    // MARK: - Internals
+
+    private func takeID() -> Int { nextID.add(1, ordering: .relaxed).newValue }
+
+    private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority) -> Transfer {
+        let id = takeID()
+        let transfer = Transfer(id: id, url: url, directory: configuration.outputDirectory,
+                                maxSize: configuration.maxSize, priority: priority) { [self] outcome in
+            transferFinished(key: key, transferID: id, outcome)
+        }
+        transfer.progressInterval = UInt64(configuration.progressInterval * 1e9)
+        transfer.onProgress = { [registry] received, expected in
+            for subscriber in registry.subscribers(of: key, transferID: id) {
+                subscriber.progress?(received, expected)
+            }
+        }
+        return transfer
+    }
+
+    private func cancel(key: String, subscriberID: Int) {
+        switch registry.cancel(key: key, subscriberID: subscriberID) {
+        case .notFound:
+            return
+        case .removed(let subscriber):
+            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
+        case .removedLast(let subscriber, let transfer):
+            transport.cancel(transfer)
+            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
+        }
+    }
+
+    static let cancelled = DownloadError(.cancelled, "cancelled")
+
+    /// With `--skip-existing`, a file already saved under this item's name means no download at all.
+    private func existingFile(for name: OutputName) -> String? {
+        for candidate in name.possibleFileNames {
+            let path = OutputPaths.join(configuration.outputDirectory, candidate)
+            if access(path, F_OK) == 0 { return path }
+        }
+        return nil
+    }
+
+    static func deliver(_ result: DownloadResult, to subscriber: Subscriber, coalesced: Bool = false) {
+        var result = result
+        result.coalesced = coalesced
+        result.duration = Double(DispatchTime.now().uptimeNanoseconds - subscriber.subscribedAt.uptimeNanoseconds) / 1e9
+        subscriber.completion(result)
+    }
+}
+
+/// Holds the token of an `image(at:)` call, which may be cancelled before the token exists.
+private final class TokenBox: Sendable {
+    private let state = Mutex<(token: DownloadToken?, cancelled: Bool)>((nil, false))
+
+    func set(_ token: DownloadToken) {
+        let cancelNow = state.withLock { state in
+            state.token = token
+            return state.cancelled
+        }
+        if cancelNow { token.cancel() }
+    }
+
+    func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            return state.token
+        }?.cancel()
     }
 }

@@ -61,8 +61,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// The library configuration for these options, writing into `outputDirectory`.
     ///
     /// The directory is a parameter, not `self.outputDirectory`, because the caller creates and
-    /// resolves it first. `naming`, `quiet`, `lists` and `action` stay on the CLI side: the
-    /// downloader never sees them.
+    /// resolves it first. `quiet`, `lists` and `action` stay on the CLI side: the downloader
+    /// never sees them.
     public func downloaderConfiguration(outputDirectory: String) -> DownloaderConfiguration {
         var configuration = DownloaderConfiguration(outputDirectory: outputDirectory)
         configuration.concurrency = concurrency
@@ -80,6 +80,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.allowDowngrade = allowDowngrade
         configuration.maxSize = maxSize
         configuration.existingFiles = existingFiles
+        configuration.naming = naming
         return configuration
     }
 }

@@ -17,7 +17,8 @@ struct RunSummary: Sendable, Equatable {
         case .skipped: skipped += 1
         case .failed, .cancelled: failed += 1
         }
-        bytes += result.bytes
+        // A coalesced item shares another item's transfer: its bytes crossed the network once.
+        if !result.coalesced { bytes += result.bytes }
     }
 
     /// 0 when every item was saved or skipped, 1 when any failed.

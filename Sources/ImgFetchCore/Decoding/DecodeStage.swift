@@ -1,45 +1,28 @@
-/// Turns fetched bodies into saved files on a pool of worker threads, never on the engine thread:
-/// sniff the format, then commit the temp file to its final name atomically.
+/// Checks fetched bodies on a pool of worker threads, never on the engine thread.
+///
+/// The pool's backlog is bounded by the engine's admission: a body counts against
+/// `decodeBacklog` until its consumer releases it.
 final class DecodeStage: Sendable {
     private let pool: WorkerPool
-    private let outputDirectory: String
-    private let existingFiles: ExistingFilePolicy
 
-    init(configuration: DownloaderConfiguration) {
-        pool = WorkerPool(threads: configuration.decodeThreads, name: "imgfetch.decode")
-        outputDirectory = configuration.outputDirectory
-        existingFiles = configuration.existingFiles
+    init(threads: Int) {
+        pool = WorkerPool(threads: threads, name: "imgfetch.decode")
     }
 
-    func submit(_ body: FetchedBody, name: OutputName, completion: @escaping @Sendable (DownloadResult) -> Void) {
-        pool.submit { [self] in completion(process(body, name: name)) }
+    /// Runs `job` on a worker thread.
+    func run(_ job: @escaping @Sendable () -> Void) {
+        pool.submit(job)
+    }
+
+    /// What a body is: its image format, or why it is rejected.
+    func verify(_ body: FetchedBody) -> Result<ImageFormat, DownloadError> {
+        switch ImageSniffer.sniff(body.head) {
+        case .image(let format): .success(format)
+        case .notAnImage(let description): .failure(DownloadError(.notAnImage, description))
+        }
     }
 
     func close() {
         pool.close()
-    }
-
-    func process(_ body: FetchedBody, name: OutputName) -> DownloadResult {
-        var result = DownloadResult(status: .failed)
-        result.httpStatus = body.httpStatus
-        result.bytes = body.bytes
-        result.attempts = body.attempts
-        switch ImageSniffer.sniff(body.head) {
-        case .notAnImage(let description):
-            result.error = DownloadError(.notAnImage, description)
-        case .image(let format):
-            result.format = format
-            let path = OutputPaths.join(outputDirectory, name.fileName(for: format))
-            do {
-                switch try body.tempFile.commit(to: path, overwrite: existingFiles == .overwrite) {
-                case .saved: result.status = .saved
-                case .existed: result.status = .skipped
-                }
-                result.paths = [path]
-            } catch {
-                result.error = error
-            }
-        }
-        return result
     }
 }

@@ -149,6 +149,7 @@ final class Engine: @unchecked Sendable {
         case .fetched:
             guard let tempFile = transfer.tempFile else { return }
             tempFile.finishWriting()
+            transfer.reportFinalProgress()
             transfer.tempFile = nil
             finish(transfer, .fetched(FetchedBody(tempFile: tempFile, bytes: transfer.bytes, head: transfer.head,
                                                   httpStatus: transfer.status, attempts: transfer.attempts)))

@@ -15,6 +15,7 @@ final class Transfer: @unchecked Sendable {
     // Engine-thread state across attempts.
     var attempts = 0
     var sequence = 0
+    let priority: RequestPriority
     var isCancelled = false
     var isFinished = false
     var currentURL: ParsedURL
@@ -25,17 +26,24 @@ final class Transfer: @unchecked Sendable {
     var tempFile: TempFile?
     let errorBuffer: UnsafeMutablePointer<CChar>
     let maxSize: Int64
+    /// Progress fan-out; called on the engine thread at most once per `progressInterval`, and once at the end.
+    var onProgress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
+    var progressInterval: UInt64 = 100_000_000
+    private var lastProgress: UInt64 = 0
 
     // Engine-thread state of the current attempt.
     var status = 0
     var retryAfter: String?
+    var contentLength: Int64?
     var bytes: Int64 = 0
     var head: [UInt8] = []
     var discardedBytes = 0
     var abortError: DownloadError?
 
-    init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
+    init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, priority: RequestPriority = .normal,
+         onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
         self.id = id
+        self.priority = priority
         self.url = url
         self.currentURL = url
         self.directory = directory
@@ -62,6 +70,7 @@ final class Transfer: @unchecked Sendable {
     func resetAttempt() {
         status = 0
         retryAfter = nil
+        contentLength = nil
         bytes = 0
         head.removeAll(keepingCapacity: true)
         discardedBytes = 0
@@ -93,7 +102,19 @@ final class Transfer: @unchecked Sendable {
             head.append(contentsOf: chunk.prefix(ImageSniffer.headLength - head.count))
         }
         bytes += Int64(chunk.count)
+        if let onProgress {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now - lastProgress >= progressInterval {
+                lastProgress = now
+                onProgress(bytes, contentLength)
+            }
+        }
         return chunk.count
+    }
+
+    /// The last progress event of a complete body, which throttling never drops.
+    func reportFinalProgress() {
+        onProgress?(bytes, bytes)
     }
 
     /// The header callback: track the status of the latest response (redirects send several) and `Retry-After`.
@@ -103,14 +124,20 @@ final class Transfer: @unchecked Sendable {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
             status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
             retryAfter = nil
+            contentLength = nil
             return
         }
-        let prefix = "retry-after:"
-        if line.count > prefix.utf8.count,
-           zip(line, prefix.utf8).allSatisfy({ Self.lowercase($0) == $1 }) {
-            retryAfter = String(decoding: line.dropFirst(prefix.utf8.count), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+        if let value = Self.value(of: "retry-after:", in: line) {
+            retryAfter = value
+        } else if let value = Self.value(of: "content-length:", in: line) {
+            contentLength = Int64(value)
         }
+    }
+
+    /// The trimmed value of a header line whose lowercase name (with colon) is `prefix`.
+    private static func value(of prefix: String, in line: UnsafeRawBufferPointer) -> String? {
+        guard line.count > prefix.utf8.count, zip(line, prefix.utf8).allSatisfy({ lowercase($0) == $1 }) else { return nil }
+        return String(decoding: line.dropFirst(prefix.utf8.count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static func lowercase(_ byte: UInt8) -> UInt8 {

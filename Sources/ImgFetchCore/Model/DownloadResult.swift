@@ -15,6 +15,10 @@ public struct DownloadResult: Sendable {
     public var format: ImageFormat?
     /// Network attempts made (0 when the item never reached the network).
     public var attempts = 0
+    /// True when the item shared another request's transfer instead of making its own.
+    public var coalesced = false
+    /// Seconds from the request to its result.
+    public var duration: Double = 0
     public var error: DownloadError?
 
     public init(status: Status, paths: [String] = [], error: DownloadError? = nil) {

@@ -37,6 +37,10 @@ public struct DownloaderConfiguration: Sendable {
     public var allowDowngrade = false
     /// Largest body accepted, in bytes.
     public var maxSize: Int64 = 64 << 20
+    /// Where file names come from when a request gives none.
+    public var naming: FileNamer.Scheme = .url
+    /// Shortest interval between two progress events of one transfer, in seconds (the last event is always delivered).
+    public var progressInterval = 0.1
     /// What happens when the final path already exists.
     public var existingFiles: ExistingFilePolicy = .skip
     /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting transfers.

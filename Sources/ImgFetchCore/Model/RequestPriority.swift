@@ -2,7 +2,8 @@
 public enum RequestPriority: String, Sendable, CaseIterable, Comparable {
     case high, normal, low
 
-    private var rank: Int {
+    /// 0 for the class that starts first.
+    var rankFromHighest: Int {
         switch self {
         case .high: 0
         case .normal: 1
@@ -10,5 +11,5 @@ public enum RequestPriority: String, Sendable, CaseIterable, Comparable {
         }
     }
 
-    public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rank > rhs.rank }
+    public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rankFromHighest > rhs.rankFromHighest }
 }

@@ -65,43 +65,67 @@ public final class TempFile: @unchecked Sendable {
         descriptor = -1
     }
 
-    /// Moves the temp file to `finalPath` atomically. With `overwrite` an existing file is replaced;
-    /// otherwise an existing file wins and is left untouched (hard link, which fails on EEXIST, then unlink).
+    /// Moves the temp file to `finalPath` atomically; the temp file is gone afterwards.
+    /// With `overwrite` an existing file is replaced; otherwise an existing file wins and is left untouched.
     public func commit(to finalPath: String, overwrite: Bool) throws(DownloadError) -> Commit {
+        let outcome = try place(at: finalPath, overwrite: overwrite)
+        unlink(path)
+        committed = true
+        return outcome
+    }
+
+    /// Gives `finalPath` this file's content atomically and keeps the temp file, so that it can be
+    /// placed under more names. With `overwrite` an existing file is replaced (hard link to a side
+    /// name, then rename); otherwise an existing file wins (a hard link fails on EEXIST, and never
+    /// follows a symlink planted at the final path).
+    public func place(at finalPath: String, overwrite: Bool) throws(DownloadError) -> Commit {
         finishWriting()
-        if overwrite {
-            guard rename(path, finalPath) == 0 else {
+        let target = overwrite ? Self.sideName(for: path) : finalPath
+        if link(path, target) != 0 {
+            switch errno {
+            case EEXIST where !overwrite:
+                return .existed
+            case EPERM, ENOTSUP, EXDEV, EMLINK:
+                // No hard links on this file system: place a full copy instead.
+                return try TempFile.copy(of: path, in: Self.directory(of: path)).commit(to: finalPath, overwrite: overwrite)
+            default:
                 throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe())")
             }
-            committed = true
-            return .saved
         }
-        if link(path, finalPath) == 0 {
-            unlink(path)
-            committed = true
-            return .saved
+        guard overwrite else { return .saved }
+        guard rename(target, finalPath) == 0 else {
+            let reason = Errno.describe()
+            unlink(target)
+            throw DownloadError(.filesystem, "cannot write \(finalPath): \(reason)")
         }
-        switch errno {
-        case EEXIST:
-            return discardForExisting()
-        case EPERM, ENOTSUP, EXDEV, EMLINK:
-            // File systems without hard links: check, then rename (a small race instead of no skip at all).
-            if access(finalPath, F_OK) == 0 { return discardForExisting() }
-            guard rename(path, finalPath) == 0 else {
-                throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe())")
+        return .saved
+    }
+
+    /// A new temp file in `directory` with the bytes of the file at `source`.
+    static func copy(of source: String, in directory: String) throws(DownloadError) -> TempFile {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw DownloadError(.filesystem, "cannot read \(source): \(Errno.describe())") }
+        defer { close(input) }
+        let copy = try create(in: directory)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw DownloadError(.filesystem, "cannot read \(source): \(Errno.describe())") }
+            if count == 0 { return copy }
+            if let code = buffer.withUnsafeBytes({ copy.write(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }) {
+                throw DownloadError(.filesystem, "cannot write \(copy.path): \(Errno.describe(code))")
             }
-            committed = true
-            return .saved
-        default:
-            throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe())")
         }
     }
 
-    /// The final path is taken: the temp file goes now, not when this object is freed.
-    private func discardForExisting() -> Commit {
-        unlink(path)
-        committed = true
-        return .existed
+    private static func sideName(for path: String) -> String {
+        path + "." + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return String(path[..<slash])
     }
 }
 

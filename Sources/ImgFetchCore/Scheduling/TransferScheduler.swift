@@ -1,18 +1,35 @@
-/// Pending transfers, in the order they start: FIFO or LIFO, at most `perHost` running per host,
-/// and retries held back until their start-at time. Engine thread only.
+/// Pending transfers in the order they start. Engine thread only.
+///
+/// A higher priority class always starts first; within a class FIFO starts the oldest request and
+/// LIFO the newest. At most `perHost` transfers run per host (origin). Retries wait for their
+/// start-at time, then go next. Every operation is O(log n): each host keeps a deque per class,
+/// and a heap orders the hosts that may start something by their best candidate. Heap entries that
+/// went stale (the host's best changed, or it filled up) are skipped when popped.
 struct TransferScheduler {
     let order: ExecutionOrder
     let perHost: Int
 
     private struct HostQueue {
-        var pending = Deque<Transfer>()
+        /// One deque per priority class, highest first.
+        var classes = [Deque<Transfer>](repeating: Deque(), count: RequestPriority.allCases.count)
         var running = 0
+        var pending: Int { classes.reduce(0) { $0 + $1.count } }
+    }
+
+    /// A host that may start its best candidate, keyed by that candidate's place in line.
+    private struct ReadyHost {
+        let rank: Int
+        let position: Int
+        let host: String
     }
 
     private var hosts: [String: HostQueue] = [:]
-    /// Retries waiting for their start-at time (monotonic nanoseconds); few at a time, so a plain array.
-    private var delayed: [(startAt: UInt64, transfer: Transfer)] = []
+    private var ready = BinaryHeap<ReadyHost> { ($0.rank, $0.position) < ($1.rank, $1.position) }
+    private var delayed = BinaryHeap<(startAt: UInt64, sequence: Int, transfer: Transfer)> {
+        ($0.startAt, $0.sequence) < ($1.startAt, $1.sequence)
+    }
     private var nextSequence = 0
+    /// Queued transfers, cancelled ones included until they are skipped.
     private(set) var pendingCount = 0
 
     init(order: ExecutionOrder, perHost: Int) {
@@ -23,75 +40,102 @@ struct TransferScheduler {
     var isEmpty: Bool { pendingCount == 0 && delayed.isEmpty }
 
     /// The earliest start-at time of a held-back retry.
-    var nextStartAt: UInt64? { delayed.map(\.startAt).min() }
+    var nextStartAt: UInt64? { delayed.min?.startAt }
 
     mutating func enqueue(_ transfer: Transfer) {
-        transfer.sequence = nextSequence
-        nextSequence += 1
-        hosts[transfer.hostKey, default: HostQueue()].pending.append(transfer)
-        pendingCount += 1
+        transfer.sequence = takeSequence()
+        insert(transfer, atFront: false)
     }
 
-    /// Holds `transfer` back until `startAt`; it then goes ahead of the other pending requests of its host.
+    /// Holds `transfer` back until `startAt` (monotonic nanoseconds); it then goes ahead of the
+    /// other pending requests of its class.
     mutating func enqueue(_ transfer: Transfer, startAt: UInt64) {
-        delayed.append((startAt, transfer))
+        delayed.push((startAt, takeSequence(), transfer))
     }
 
     /// The next transfer to start at `now`, counted as running on its host; nil when none may start.
     mutating func next(now: UInt64) -> Transfer? {
         releaseDueRetries(now: now)
-        while true {
-            var best: (key: String, sequence: Int)?
-            for (key, queue) in hosts where queue.running < perHost {
-                guard let candidate = order == .fifo ? queue.pending.first : queue.pending.last else { continue }
-                let better = best.map { order == .fifo ? candidate.sequence < $0.sequence : candidate.sequence > $0.sequence } ?? true
-                if better { best = (key, candidate.sequence) }
+        while let entry = ready.popMin() {
+            guard var queue = hosts[entry.host], queue.running < perHost,
+                  let best = bestClass(of: queue), place(of: best.transfer) == (entry.rank, entry.position) else {
+                continue  // stale entry
             }
-            guard let key = best?.key else { return nil }
-            let transfer = order == .fifo ? hosts[key]!.pending.popFirst()! : hosts[key]!.pending.popLast()!
+            let transfer = order == .fifo ? queue.classes[best.index].popFirst()! : queue.classes[best.index].popLast()!
             pendingCount -= 1
-            // Cancelled while pending: its caller already has its result, so drop it here.
+            if !transfer.isCancelled { queue.running += 1 }
+            hosts[entry.host] = queue
+            markReady(entry.host)
+            // Cancelled while pending: its callers already have their result, so it is dropped here.
             if transfer.isCancelled {
-                dropIfIdle(key)
+                dropIfIdle(entry.host)
                 continue
             }
-            hosts[key]!.running += 1
             return transfer
         }
+        return nil
     }
 
     /// A transfer that `next` returned has stopped running on `hostKey`.
     mutating func didStop(hostKey: String) {
-        hosts[hostKey]?.running -= 1
-        dropIfIdle(hostKey)
+        guard var queue = hosts[hostKey] else { return }
+        queue.running -= 1
+        hosts[hostKey] = queue
+        if !dropIfIdle(hostKey) { markReady(hostKey) }
     }
 
-    private mutating func dropIfIdle(_ key: String) {
-        if let queue = hosts[key], queue.running == 0, queue.pending.isEmpty { hosts[key] = nil }
+    // MARK: - Internals
+
+    private mutating func takeSequence() -> Int {
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
+    /// Where a transfer stands in line: class first, then age (oldest first for FIFO, newest for LIFO).
+    private func place(of transfer: Transfer) -> (Int, Int) {
+        (transfer.priority.rankFromHighest, order == .fifo ? transfer.sequence : -transfer.sequence)
+    }
+
+    private func bestClass(of queue: HostQueue) -> (index: Int, transfer: Transfer)? {
+        for (index, deque) in queue.classes.enumerated() {
+            if let transfer = order == .fifo ? deque.first : deque.last { return (index, transfer) }
+        }
+        return nil
+    }
+
+    private mutating func insert(_ transfer: Transfer, atFront: Bool) {
+        var queue = hosts[transfer.hostKey, default: HostQueue()]
+        let index = transfer.priority.rankFromHighest
+        if atFront { queue.classes[index].prepend(transfer) } else { queue.classes[index].append(transfer) }
+        hosts[transfer.hostKey] = queue
+        pendingCount += 1
+        markReady(transfer.hostKey)
+    }
+
+    /// Pushes the host's current best candidate, if it may start one; older entries of the host go stale.
+    private mutating func markReady(_ host: String) {
+        guard let queue = hosts[host], queue.running < perHost, let best = bestClass(of: queue) else { return }
+        let (rank, position) = place(of: best.transfer)
+        ready.push(ReadyHost(rank: rank, position: position, host: host))
+    }
+
+    @discardableResult
+    private mutating func dropIfIdle(_ host: String) -> Bool {
+        guard let queue = hosts[host], queue.running == 0, queue.pending == 0 else { return false }
+        hosts[host] = nil
+        return true
     }
 
     private mutating func releaseDueRetries(now: UInt64) {
-        guard let earliest = nextStartAt, earliest <= now else { return }
         var due: [Transfer] = []
-        delayed.removeAll { entry in
-            guard entry.startAt <= now else { return false }
-            due.append(entry.transfer)
-            return true
+        while let first = delayed.min, first.startAt <= now {
+            due.append(delayed.popMin()!.transfer)
         }
-        due.sort { $0.sequence < $1.sequence }
-        // A retry goes next: for FIFO it keeps its old (small) sequence at the front of its host's
-        // queue (prepended newest first, so the oldest ends up first); for LIFO it becomes the newest request.
-        for transfer in order == .fifo ? due.reversed() : due {
-            var queue = hosts[transfer.hostKey, default: HostQueue()]
-            if order == .fifo {
-                queue.pending.prepend(transfer)
-            } else {
-                transfer.sequence = nextSequence
-                nextSequence += 1
-                queue.pending.append(transfer)
-            }
-            hosts[transfer.hostKey] = queue
-            pendingCount += 1
+        // FIFO: a retry keeps its old (small) sequence and goes to the front of its class, oldest
+        // first. LIFO: it becomes the newest request of its class.
+        for transfer in order == .fifo ? due.sorted(by: { $0.sequence > $1.sequence }) : due {
+            if order == .lifo { transfer.sequence = takeSequence() }
+            insert(transfer, atFront: order == .fifo)
         }
     }
 }

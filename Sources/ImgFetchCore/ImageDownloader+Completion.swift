@@ -1,0 +1,113 @@
+/// What happens when a transfer is over: verify the body, place it under every caller's name,
+/// and fan the result out.
+extension ImageDownloader {
+    /// Called once per transfer, on the engine thread (or the mock transport's).
+    func transferFinished(key: String, transferID: Int, _ outcome: TransferOutcome) {
+        switch outcome {
+        case .fetched(let body):
+            decodeStage.run { [self] in
+                finishFetched(key: key, transferID: transferID, body)
+                transport.release()
+            }
+        case .failed(let error, let attempts, let httpStatus):
+            transport.release()
+            // A cancelled transfer has no caller left: each one got `cancelled` when it withdrew.
+            guard error.kind != .cancelled else { return }
+            let result = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus)
+            complete(key: key, transferID: transferID, item: FinishedItem(result: result, outputPath: nil)) { _ in result }
+        }
+    }
+
+    private func finishFetched(key: String, transferID: Int, _ body: FetchedBody) {
+        var base = DownloadResult(status: .failed)
+        base.httpStatus = body.httpStatus
+        base.bytes = body.bytes
+        base.attempts = body.attempts
+        let format: ImageFormat
+        switch decodeStage.verify(body) {
+        case .failure(let error):
+            base.error = error
+            complete(key: key, transferID: transferID, item: FinishedItem(result: base, outputPath: nil)) { _ in base }
+            return
+        case .success(let verified):
+            format = verified
+        }
+        base.format = format
+
+        // Place the body under each distinct file name; callers that join meanwhile are placed too.
+        var placed: [String: DownloadResult] = [:]
+        var first: DownloadResult?
+        func result(for subscriber: Subscriber) -> DownloadResult? { placed[subscriber.name.fileName(for: format)] }
+        while true {
+            let item = FinishedItem(result: first ?? base, outputPath: first?.paths.first)
+            switch registry.complete(key: key, transferID: transferID, item: item, isServed: { result(for: $0) != nil }) {
+            case .done(let subscribers):
+                deliver(subscribers) { result(for: $0) ?? base }
+                return
+            case .morePending(let subscribers):
+                for subscriber in subscribers where result(for: subscriber) == nil {
+                    let name = subscriber.name.fileName(for: format)
+                    let outcome = place(body.tempFile, as: name, isFirst: placed.isEmpty, base: base)
+                    placed[name] = outcome
+                    if first == nil, outcome.status != .failed { first = outcome }
+                }
+            }
+        }
+    }
+
+    /// Serves a caller of a URL finished earlier in this run, from that result: a copy of its file
+    /// under this caller's name, or the same failure.
+    func serve(_ subscriber: Subscriber, from item: FinishedItem) {
+        guard let source = item.outputPath, let format = item.result.format else {
+            Self.deliver(item.result, to: subscriber, coalesced: true)
+            return
+        }
+        let path = OutputPaths.join(configuration.outputDirectory, subscriber.name.fileName(for: format))
+        guard path != source else {
+            Self.deliver(item.result, to: subscriber, coalesced: true)
+            return
+        }
+        var result = item.result
+        do {
+            let copy = try TempFile.copy(of: source, in: configuration.outputDirectory)
+            result.status = try copy.commit(to: path, overwrite: configuration.existingFiles == .overwrite) == .saved ? .saved : .skipped
+            result.paths = [path]
+            result.error = nil
+        } catch {
+            result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)
+        }
+        Self.deliver(result, to: subscriber, coalesced: true)
+    }
+
+    /// Puts the body under `name` in the output directory: a hard link to the temp file for the
+    /// first name (no copy), an independent copy for every further name.
+    private func place(_ body: TempFile, as name: String, isFirst: Bool, base: DownloadResult) -> DownloadResult {
+        let path = OutputPaths.join(configuration.outputDirectory, name)
+        let overwrite = configuration.existingFiles == .overwrite
+        var result = base
+        do {
+            let commit = isFirst
+                ? try body.place(at: path, overwrite: overwrite)
+                : try TempFile.copy(of: body.path, in: configuration.outputDirectory).commit(to: path, overwrite: overwrite)
+            result.status = commit == .saved ? .saved : .skipped
+            result.paths = [path]
+        } catch {
+            result.error = error
+        }
+        return result
+    }
+
+    private func complete(key: String, transferID: Int, item: FinishedItem, result: (Subscriber) -> DownloadResult) {
+        guard case .done(let subscribers) = registry.complete(key: key, transferID: transferID, item: item, isServed: { _ in true }) else {
+            return
+        }
+        deliver(subscribers, result)
+    }
+
+    /// Fans a result out; every caller after the first shared the first one's transfer.
+    private func deliver(_ subscribers: [Subscriber], _ result: (Subscriber) -> DownloadResult) {
+        for (index, subscriber) in subscribers.enumerated() {
+            Self.deliver(result(subscriber), to: subscriber, coalesced: index > 0)
+        }
+    }
+}

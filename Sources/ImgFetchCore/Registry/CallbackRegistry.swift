@@ -1,0 +1,111 @@
+import Dispatch
+
+/// The URL-keyed callback registry of SDWebImageDownloader: normalized URL → the subscribers
+/// waiting for its one in-flight transfer, plus what became of URLs already finished.
+///
+/// State is guarded by `queue`, a concurrent DispatchQueue used as a reader/writer lock:
+/// mutations (subscribe, complete, cancel) run as barriers, progress fan-out reads a snapshot with
+/// a plain `sync`. Hence `@unchecked Sendable`.
+final class CallbackRegistry: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "imgfetch.registry", attributes: .concurrent)
+    private var entries: [String: Entry] = [:]
+    private var finished: [String: FinishedItem] = [:]
+
+    private struct Entry {
+        let transfer: Transfer
+        var subscribers: [Subscriber]
+    }
+
+    /// What a `subscribe` did.
+    enum Subscription {
+        /// The URL had no transfer: the caller must start `transfer`.
+        case created(Transfer)
+        /// The subscriber joined the URL's transfer in flight.
+        case joined
+        /// The URL is already done in this run; serve the subscriber from `item`.
+        case finished(FinishedItem)
+    }
+
+    /// What a `complete` did.
+    enum Completion {
+        /// The entry is gone: these subscribers get the result (first subscriber first).
+        case done([Subscriber])
+        /// Subscribers arrived whose output is not placed yet; place it and complete again.
+        case morePending([Subscriber])
+    }
+
+    /// What a `cancel` did.
+    enum Cancellation {
+        /// The subscriber was not waiting (already completed or cancelled).
+        case notFound
+        /// The subscriber was removed; others still wait.
+        case removed(Subscriber)
+        /// The last subscriber was removed: the transfer has no caller left.
+        case removedLast(Subscriber, Transfer)
+    }
+
+    /// Adds `subscriber` for `key`. The first subscriber of a URL gets a new transfer from
+    /// `makeTransfer` (inside the barrier, so no second transfer can start for the URL).
+    func subscribe(key: String, _ subscriber: Subscriber, makeTransfer: () -> Transfer) -> Subscription {
+        queue.sync(flags: .barrier) {
+            if entries[key] != nil {
+                entries[key]!.subscribers.append(subscriber)
+                return .joined
+            }
+            if let item = finished[key] { return .finished(item) }
+            let transfer = makeTransfer()
+            entries[key] = Entry(transfer: transfer, subscribers: [subscriber])
+            return .created(transfer)
+        }
+    }
+
+    /// A snapshot of the subscribers of `key`'s transfer, for progress fan-out.
+    func subscribers(of key: String, transferID: Int) -> [Subscriber] {
+        queue.sync {
+            guard let entry = entries[key], entry.transfer.id == transferID else { return [] }
+            return entry.subscribers
+        }
+    }
+
+    /// Ends `key`'s transfer: when `isServed` holds for every subscriber, removes the entry, records
+    /// `item` for later subscribers of the URL, and returns the subscribers. Otherwise returns the
+    /// unserved ones and keeps the entry, so a subscriber arriving meanwhile is never lost.
+    func complete(key: String, transferID: Int, item: FinishedItem, isServed: (Subscriber) -> Bool) -> Completion {
+        queue.sync(flags: .barrier) {
+            guard let entry = entries[key], entry.transfer.id == transferID else { return .done([]) }
+            let unserved = entry.subscribers.filter { !isServed($0) }
+            guard unserved.isEmpty else { return .morePending(unserved) }
+            entries[key] = nil
+            finished[key] = item
+            return .done(entry.subscribers)
+        }
+    }
+
+    /// Removes one subscriber of `key`.
+    func cancel(key: String, subscriberID: Int) -> Cancellation {
+        queue.sync(flags: .barrier) {
+            guard var entry = entries[key], let index = entry.subscribers.firstIndex(where: { $0.id == subscriberID }) else {
+                return .notFound
+            }
+            let subscriber = entry.subscribers.remove(at: index)
+            if entry.subscribers.isEmpty {
+                entries[key] = nil
+                return .removedLast(subscriber, entry.transfer)
+            }
+            entries[key] = entry
+            return .removed(subscriber)
+        }
+    }
+
+    /// URLs with a transfer in flight (for tests and diagnostics).
+    var inFlightCount: Int { queue.sync { entries.count } }
+}
+
+/// What became of a URL that is done in this run, so that later requests for it are served
+/// without another download.
+struct FinishedItem: Sendable {
+    /// The result of the first subscriber.
+    let result: DownloadResult
+    /// A file holding the verified output (saved or found in place), to copy for other names.
+    let outputPath: String?
+}
