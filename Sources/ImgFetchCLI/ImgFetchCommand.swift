@@ -33,16 +33,42 @@ public enum ImgFetchCommand {
         case .run:
             break
         }
-        // A closed stdout (`imgfetch … | head`) must not kill the process mid-write.
+        // A closed stdout (`imgfetch … | head`) must not kill the process mid-write: EPIPE stops the run instead.
         signal(SIGPIPE, SIG_IGN)
+        let control = RunControl()
+        let results = FileDescriptorSink(descriptor: STDOUT_FILENO) { control.stop(.brokenPipe) }
         do {
             let lists = try ListSource.openAll(options.lists)
             try prepareOutputDirectory(options.outputDirectory)
-            let reporter = TextReporter(stdout: stdout, stderr: stderr, quiet: options.quiet)
-            return try Run(options: options, reporter: reporter).execute(lists)
+            let reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
+            let model = ProgressModel(now: monotonicSeconds())
+            let reporter = RunReporter(stdout: results, display: statusDisplay(options, model: model, stderr: stderr),
+                                       model: model, jsonl: options.jsonl, reportFile: reportFile, quiet: options.quiet)
+            let signals = SignalWatcher { number in control.stop(.interrupted(signal: number)) }
+            defer { withExtendedLifetime(signals) {} }
+            return try Run(options: options, reporter: reporter, control: control).execute(lists)
         } catch {
             stderr.write("imgfetch: \(error.message)\n")
             return ExitCode.usage
+        }
+    }
+
+    /// Picks how stderr shows progress: `auto` means a bar on a terminal (unless TERM=dumb), nothing otherwise.
+    static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: OutputSink) -> StatusDisplay {
+        let environment = ProcessInfo.processInfo.environment
+        let terminal = isatty(STDERR_FILENO) == 1 && environment["TERM"] != "dumb"
+        var mode = options.quiet ? .none : options.progress
+        if mode == .auto { mode = terminal ? .bar : .none }
+        switch mode {
+        case .bar:
+            let colors = terminal && environment["NO_COLOR"].map(\.isEmpty) ?? true
+            let renderer = TerminalProgressRenderer(sink: stderr, columns: { BarStatusDisplay.terminalColumns(STDERR_FILENO) },
+                                                    colors: colors)
+            return BarStatusDisplay(renderer: renderer, model: model)
+        case .plain:
+            return PlainStatusDisplay(sink: stderr, model: model, interval: options.progressInterval)
+        case .auto, .none:
+            return PlainStatusDisplay(sink: stderr, model: model, interval: nil)
         }
     }
 

@@ -15,6 +15,7 @@ public final class ImageDownloader: Sendable {
     let decodeStage: DecodeStage
     private let namer: Mutex<FileNamer>
     private let nextID = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
 
     public convenience init(configuration: DownloaderConfiguration) throws(DownloadError) {
         self.init(configuration: configuration, transport: try Engine(configuration: configuration))
@@ -36,6 +37,10 @@ public final class ImageDownloader: Sendable {
         let name = namer.withLock { $0.name(for: url, explicitName: options.fileName) }
         let subscriber = Subscriber(id: takeID(), name: name, progress: progress, completion: completion,
                                     subscribedAt: DispatchTime.now())
+        if stopped.load(ordering: .relaxed) {
+            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
+            return DownloadToken(url: url, cancelAction: nil)
+        }
         if configuration.existingFiles == .skip, let existing = existingFile(for: name) {
             decodeStage.run { Self.deliver(DownloadResult(status: .skipped, paths: [existing]), to: subscriber) }
             return DownloadToken(url: url, cancelAction: nil)
@@ -73,6 +78,17 @@ public final class ImageDownloader: Sendable {
             throw CancellationError()
         case .failed:
             throw result.error ?? DownloadError(.network, "failed")
+        }
+    }
+
+    /// Cancels every request, in flight or pending, and refuses new ones (they complete as
+    /// `cancelled`). Temp files are removed; nothing appears at a final path afterwards.
+    public func cancelAll() {
+        stopped.store(true, ordering: .relaxed)
+        let subscribers = registry.removeAll()
+        transport.cancelAll()
+        for subscriber in subscribers {
+            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
         }
     }
 

@@ -220,12 +220,231 @@ final class TransferSchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.pendingCount, 0)
     }
 
+    // MARK: - Priority classes
+
+    func testHigherClassesStartFirstAcrossHostsInFIFO() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 10)
+        let hostC = "http://c.example"
+        let low1 = try makeTransfer(hostA, priority: .low)
+        let normal1 = try makeTransfer(hostB)
+        let high1 = try makeTransfer(hostC, priority: .high)
+        let low2 = try makeTransfer(hostB, priority: .low)
+        let high2 = try makeTransfer(hostA, priority: .high)
+        let normal2 = try makeTransfer(hostC)
+        let high3 = try makeTransfer(hostB, priority: .high)
+        [low1, normal1, high1, low2, high2, normal2, high3].forEach { scheduler.enqueue($0) }
+        XCTAssertEqual(drain(&scheduler), [high1, high2, high3, normal1, normal2, low1, low2].map(\.id))
+    }
+
+    func testHigherClassesStartFirstAcrossHostsInLIFO() throws {
+        var scheduler = TransferScheduler(order: .lifo, perHost: 10)
+        let high1 = try makeTransfer(hostA, priority: .high)
+        let low1 = try makeTransfer(hostB, priority: .low)
+        let normal1 = try makeTransfer(hostA)
+        let high2 = try makeTransfer(hostB, priority: .high)
+        let low2 = try makeTransfer(hostA, priority: .low)
+        let normal2 = try makeTransfer(hostB)
+        [high1, low1, normal1, high2, low2, normal2].forEach { scheduler.enqueue($0) }
+        XCTAssertEqual(drain(&scheduler), [high2, high1, normal2, normal1, low2, low1].map(\.id))
+    }
+
+    func testALateHighJumpsAheadOfPendingNormals() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 10)
+        let normals = try [hostA, hostB, hostA, hostB].map { try makeTransfer($0) }
+        normals.forEach { scheduler.enqueue($0) }
+        XCTAssertEqual(scheduler.next(now: 0)?.id, normals[0].id)
+        let high = try makeTransfer(hostB, priority: .high)
+        scheduler.enqueue(high)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, high.id, "a high request read late must go before older normals")
+        let low = try makeTransfer(hostA, priority: .low)
+        scheduler.enqueue(low)
+        XCTAssertEqual(drain(&scheduler), normals.dropFirst().map(\.id) + [low.id])
+    }
+
+    func testAHighOnAFullHostWaitsWithoutBlockingOtherHosts() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 1)
+        let running = try makeTransfer(hostA)
+        scheduler.enqueue(running)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, running.id)
+        let high = try makeTransfer(hostA, priority: .high)
+        let normal = try makeTransfer(hostB)
+        let low = try makeTransfer(hostB, priority: .low)
+        [high, normal, low].forEach { scheduler.enqueue($0) }
+        XCTAssertEqual(scheduler.next(now: 0)?.id, normal.id, "host A is full, so host B's best goes")
+        XCTAssertNil(scheduler.next(now: 0), "host B is full too")
+        scheduler.didStop(hostKey: running.hostKey)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, high.id)
+        scheduler.didStop(hostKey: normal.hostKey)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, low.id)
+    }
+
+    func testADueRetryOfALowerClassStaysBehindAHigherClass() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 10)
+        let low = try makeTransfer(hostA, priority: .low)
+        scheduler.enqueue(low)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, low.id)
+        scheduler.didStop(hostKey: low.hostKey)
+        scheduler.enqueue(low, startAt: 100)
+        let high = try makeTransfer(hostB, priority: .high)
+        let normal = try makeTransfer(hostA)
+        scheduler.enqueue(high)
+        scheduler.enqueue(normal)
+        XCTAssertEqual(drain(&scheduler, now: 100), [high.id, normal.id, low.id])
+    }
+
+    func testFIFOWithinEachClassOnOneHost() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 100)
+        let transfers = try (0..<30).map { try makeTransfer(hostA, priority: RequestPriority.allCases[$0 % 3]) }
+        transfers.forEach { scheduler.enqueue($0) }
+        let expected = RequestPriority.allCases.flatMap { priority in transfers.filter { $0.priority == priority }.map(\.id) }
+        XCTAssertEqual(drain(&scheduler), expected)
+    }
+
+    func testLIFOWithinEachClassOnOneHost() throws {
+        var scheduler = TransferScheduler(order: .lifo, perHost: 100)
+        let transfers = try (0..<30).map { try makeTransfer(hostA, priority: RequestPriority.allCases[$0 % 3]) }
+        transfers.forEach { scheduler.enqueue($0) }
+        let expected = RequestPriority.allCases.flatMap { priority in transfers.reversed().filter { $0.priority == priority }.map(\.id) }
+        XCTAssertEqual(drain(&scheduler), expected)
+    }
+
+    /// A list streaming in under --lifo: after every few lines read, the newest pending request goes next.
+    func testLIFOWhileItemsKeepArriving() throws {
+        var scheduler = TransferScheduler(order: .lifo, perHost: 100)
+        var pending: [Transfer] = []
+        var started: [Int] = []
+        var expected: [Int] = []
+        for batch in 0..<50 {
+            for index in 0..<(batch % 4 + 1) {
+                let transfer = try makeTransfer(index.isMultiple(of: 2) ? hostA : hostB)
+                scheduler.enqueue(transfer)
+                pending.append(transfer)
+            }
+            if let transfer = scheduler.next(now: 0) { started.append(transfer.id) }
+            expected.append(pending.removeLast().id)
+        }
+        started += drain(&scheduler)
+        expected += pending.reversed().map(\.id)
+        XCTAssertEqual(started, expected)
+    }
+
+    func testLIFOWithClassesWhileItemsKeepArriving() throws {
+        var scheduler = TransferScheduler(order: .lifo, perHost: 10)
+        let normal1 = try makeTransfer(hostA)
+        let normal2 = try makeTransfer(hostB)
+        [normal1, normal2].forEach { scheduler.enqueue($0) }
+        XCTAssertEqual(scheduler.next(now: 0)?.id, normal2.id)
+        let low = try makeTransfer(hostA, priority: .low)
+        let high = try makeTransfer(hostB, priority: .high)
+        let normal3 = try makeTransfer(hostA)
+        [low, high, normal3].forEach { scheduler.enqueue($0) }
+        XCTAssertEqual(scheduler.next(now: 0)?.id, high.id)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, normal3.id)
+        let normal4 = try makeTransfer(hostB)
+        scheduler.enqueue(normal4)
+        XCTAssertEqual(drain(&scheduler), [normal4.id, normal1.id, low.id])
+    }
+
+    /// Random enqueues, starts, stops and cancellations against a plain reference: the best
+    /// startable request is the lowest (class, FIFO age or LIFO newness) on a host below its cap.
+    func testMatchesAReferenceModelUnderRandomOperations() throws {
+        for order in [ExecutionOrder.fifo, .lifo] {
+            for seed: UInt64 in 1...8 {
+                var random = SplitMix64(seed: seed)
+                var scheduler = TransferScheduler(order: order, perHost: 2)
+                let origins = (0..<4).map { "http://h\($0).example" }
+                var pending: [(transfer: Transfer, sequence: Int)] = []
+                var running: [Transfer] = []
+                var sequence = 0
+                for step in 0..<2_000 {
+                    switch random.next() % 10 {
+                    case 0..<4:
+                        let transfer = try makeTransfer(origins[Int(random.next() % 4)], priority: RequestPriority.allCases[Int(random.next() % 3)])
+                        scheduler.enqueue(transfer)
+                        pending.append((transfer, sequence))
+                        sequence += 1
+                    case 4..<7:
+                        let busy = Dictionary(grouping: running, by: \.hostKey).mapValues(\.count)
+                        let best = pending.enumerated()
+                            .filter { !$0.element.transfer.isCancelled && busy[$0.element.transfer.hostKey, default: 0] < 2 }
+                            .min { lhs, rhs in
+                                let l = (lhs.element.transfer.priority.rankFromHighest, order == .fifo ? lhs.element.sequence : -lhs.element.sequence)
+                                let r = (rhs.element.transfer.priority.rankFromHighest, order == .fifo ? rhs.element.sequence : -rhs.element.sequence)
+                                return l < r
+                            }
+                        let next = scheduler.next(now: 0)
+                        XCTAssertEqual(next?.id, best?.element.transfer.id, "\(order) seed \(seed) step \(step)")
+                        guard let next, let best, next.id == best.element.transfer.id else { return }
+                        pending.remove(at: best.offset)
+                        running.append(next)
+                    case 7..<9:
+                        guard !running.isEmpty else { continue }
+                        let stopped = running.remove(at: Int(random.next() % UInt64(running.count)))
+                        scheduler.didStop(hostKey: stopped.hostKey)
+                    default:
+                        guard !pending.isEmpty else { continue }
+                        pending[Int(random.next() % UInt64(pending.count))].transfer.isCancelled = true
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Scale
+
+    /// A million pending requests across 1,000 hosts, drained under a per-host cap of 6: every
+    /// request starts once, no host ever runs more than 6, and each host's starts keep class and FIFO order.
+    func testAMillionPendingRequestsDrainUnderPerHostCaps() throws {
+        let hostCount = 1_000
+        let total = 1_000_000
+        let perHost = 6
+        let urls = try (0..<hostCount).map { try ParsedURL("http://host\($0).example/image.jpg") }
+        var scheduler = TransferScheduler(order: .fifo, perHost: perHost)
+        let clock = ContinuousClock()
+        let start = clock.now
+        for id in 0..<total {
+            scheduler.enqueue(Transfer(id: id, url: urls[id % hostCount], directory: "/nonexistent", maxSize: 1,
+                                       priority: RequestPriority.allCases[(id / hostCount) % 3], onFinish: { _ in }))
+        }
+        let enqueued = clock.now
+        XCTAssertEqual(scheduler.pendingCount, total)
+
+        var started = 0
+        var rounds = 0
+        var last = [(rank: Int, id: Int)](repeating: (-1, -1), count: hostCount)
+        var running: [Transfer] = []
+        var outOfOrder = 0
+        while !scheduler.isEmpty {
+            var perHostNow = [Int](repeating: 0, count: hostCount)
+            while let transfer = scheduler.next(now: 0) {
+                let host = transfer.id % hostCount
+                perHostNow[host] += 1
+                let place = (rank: transfer.priority.rankFromHighest, id: transfer.id)
+                if place < last[host] { outOfOrder += 1 }
+                last[host] = place
+                running.append(transfer)
+            }
+            XCTAssertLessThanOrEqual(perHostNow.max() ?? 0, perHost, "a host ran more than \(perHost) at once")
+            guard !running.isEmpty else { return XCTFail("the scheduler holds requests but starts none") }
+            started += running.count
+            rounds += 1
+            for transfer in running { scheduler.didStop(hostKey: transfer.hostKey) }
+            running.removeAll(keepingCapacity: true)
+        }
+        let drained = clock.now
+        XCTAssertEqual(started, total)
+        XCTAssertEqual(outOfOrder, 0, "a host started a request before a better one of its own")
+        XCTAssertEqual(rounds, (total / hostCount + perHost - 1) / perHost)
+        print("scheduler scale: \(total) enqueues across \(hostCount) hosts in \(enqueued - start), "
+              + "drained in \(rounds) rounds in \(drained - enqueued)")
+    }
+
     // MARK: - Helpers
 
-    private func makeTransfer(_ origin: String) throws -> Transfer {
+    private func makeTransfer(_ origin: String, priority: RequestPriority = .normal) throws -> Transfer {
         nextID += 1
         return Transfer(id: nextID, url: try ParsedURL("\(origin)/image-\(nextID).jpg"), directory: "/nonexistent",
-                        maxSize: 1 << 20, onFinish: { _ in })
+                        maxSize: 1 << 20, priority: priority, onFinish: { _ in })
     }
 
     private func hostKey(_ origin: String) -> String {
@@ -237,5 +456,20 @@ final class TransferSchedulerTests: XCTestCase {
         var ids: [Int] = []
         while let transfer = scheduler.next(now: now) { ids.append(transfer.id) }
         return ids
+    }
+}
+
+/// A small seeded generator, so a failing random sequence can be replayed.
+private struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

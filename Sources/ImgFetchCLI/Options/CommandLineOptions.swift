@@ -51,8 +51,16 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var naming: FileNamer.Scheme = .url
     /// What happens when the target file already exists.
     public var existingFiles: ExistingFilePolicy = .skip
-    /// Suppress progress on stderr.
+    /// Only errors on stderr: no progress, no summary.
     public var quiet = false
+    /// How progress is shown on stderr.
+    public var progress: ProgressMode = .auto
+    /// Seconds between two status lines of `--progress plain`.
+    public var progressInterval: Double = 10
+    /// stdout gets one JSON object per list item instead of a tab-separated line.
+    public var jsonl = false
+    /// A file that receives the JSON lines too, written as items finish and completed atomically at the end.
+    public var reportFile: String?
     /// Run, or print help or the version.
     public var action: Action = .run
 
@@ -83,4 +91,16 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.naming = naming
         return configuration
     }
+}
+
+/// `--progress`: how progress is shown on stderr.
+public enum ProgressMode: String, Sendable, Equatable {
+    /// A bar when stderr is a terminal (and TERM is not dumb), nothing otherwise.
+    case auto
+    /// A live bar and rows of active transfers.
+    case bar
+    /// One status line every `--progress-interval` seconds, for logs.
+    case plain
+    /// No progress.
+    case none
 }

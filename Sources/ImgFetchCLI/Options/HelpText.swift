@@ -46,7 +46,12 @@ public enum HelpText {
                                      or from SHA-256 of the URL (default url)
               --overwrite            replace files that already exist
               --skip-existing        keep files that already exist (default)
+              --progress MODE        auto, bar, plain or none (default auto: a bar
+                                     when stderr is a terminal, nothing otherwise)
+              --progress-interval SEC  seconds between plain status lines (default 10)
           -q, --quiet                print only errors on stderr (no summary)
+              --jsonl                stdout gets one JSON object per list item
+              --report FILE          also write the JSON lines to FILE
           -h, --help                 show this help and exit
               --version              show the version and exit
           --                         end of options; later arguments are lists

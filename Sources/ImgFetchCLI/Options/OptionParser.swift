@@ -145,6 +145,7 @@ public enum OptionParser {
         case .overwrite: options.existingFiles = .overwrite
         case .skipExisting: options.existingFiles = .skip
         case .quiet: options.quiet = true
+        case .jsonl: options.jsonl = true
         case .help: options.action = .help
         // Help wins over version whatever their order: asking for help is never a mistake.
         case .version: if options.action != .help { options.action = .version }
@@ -183,6 +184,15 @@ public enum OptionParser {
                 throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected 'url' or 'hash'"))
             }
             options.naming = scheme
+        case .progress:
+            guard let mode = ProgressMode(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected auto, bar, plain or none"))
+            }
+            options.progress = mode
+        case .progressInterval:
+            options.progressInterval = try ValueParser.seconds(value, for: spelling)
+        case .report:
+            options.reportFile = try ValueParser.path(value, for: spelling)
         }
     }
 }
@@ -191,13 +201,13 @@ public enum OptionParser {
 enum Option: Equatable, Sendable {
     /// Options that stand alone.
     enum Flag: Equatable, Sendable {
-        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, help, version
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, help, version
     }
 
     /// Options that take exactly one value.
     enum Valued: Equatable, Sendable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
-        case header, userAgent, user, cookieJar, maxSize, name
+        case header, userAgent, user, cookieJar, maxSize, name, progress, progressInterval, report
     }
 
     case flag(Flag)
@@ -224,7 +234,11 @@ enum Option: Equatable, Sendable {
         ("name", nil, .valued(.name)),
         ("overwrite", nil, .flag(.overwrite)),
         ("skip-existing", nil, .flag(.skipExisting)),
+        ("progress", nil, .valued(.progress)),
+        ("progress-interval", nil, .valued(.progressInterval)),
         ("quiet", "q", .flag(.quiet)),
+        ("jsonl", nil, .flag(.jsonl)),
+        ("report", nil, .valued(.report)),
         ("help", "h", .flag(.help)),
         ("version", nil, .flag(.version)),
     ]

@@ -9,6 +9,13 @@ protocol OutputSink: Sendable {
 /// Writes whole strings to a file descriptor (stdout or stderr), retrying short writes.
 struct FileDescriptorSink: OutputSink {
     let descriptor: Int32
+    /// Called when the reader went away (EPIPE), e.g. `imgfetch … | head -3`.
+    var onBrokenPipe: (@Sendable () -> Void)?
+
+    init(descriptor: Int32, onBrokenPipe: (@Sendable () -> Void)? = nil) {
+        self.descriptor = descriptor
+        self.onBrokenPipe = onBrokenPipe
+    }
 
     func write(_ text: String) {
         var bytes = Array(text.utf8)
@@ -17,6 +24,7 @@ struct FileDescriptorSink: OutputSink {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EPIPE { onBrokenPipe?() }
                 return
             }
             offset += written
@@ -33,5 +41,9 @@ final class BufferSink: OutputSink {
 
     func write(_ text: String) {
         storage.withLock { $0 += text }
+    }
+
+    func clear() {
+        storage.withLock { $0 = "" }
     }
 }

@@ -4,6 +4,8 @@ protocol DownloadTransport: Sendable {
     func submit(_ transfer: Transfer)
     /// Stops `transfer` wherever it is; its `onFinish` then reports `cancelled` (unless it already finished).
     func cancel(_ transfer: Transfer)
+    /// Cancels everything submitted and not finished.
+    func cancelAll()
     /// The consumer is done with one finished transfer (backpressure: another may be admitted).
     func release()
     /// Finishes what was submitted, then stops.

@@ -52,7 +52,6 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
         CCurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, configuration.maxTime.map { Int($0 * 1000) } ?? 0)
         CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        CCurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         CCurl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxSize))
         CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
         if configuration.insecure {

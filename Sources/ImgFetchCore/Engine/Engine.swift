@@ -26,6 +26,7 @@ final class Engine: @unchecked Sendable {
     private struct Inbox {
         var submitted: [Transfer] = []
         var cancelled: [Transfer] = []
+        var cancelEverything = false
         var closing = false
     }
 
@@ -55,6 +56,12 @@ final class Engine: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
+    /// Cancels every transfer, running or pending; each one's outcome is a `cancelled` failure.
+    func cancelAll() {
+        inbox.withLock { $0.cancelEverything = true }
+        curl_multi_wakeup(multi)
+    }
+
     /// The consumer is done with one outcome: another transfer may be admitted.
     func release() {
         unreleased.subtract(1, ordering: .relaxed)
@@ -76,10 +83,15 @@ final class Engine: @unchecked Sendable {
                 let mail = box
                 box.submitted.removeAll()
                 box.cancelled.removeAll()
+                box.cancelEverything = false
                 return mail
             }
             for transfer in mail.submitted { scheduler.enqueue(transfer) }
             for transfer in mail.cancelled { cancelTransfer(transfer) }
+            if mail.cancelEverything {
+                for transfer in scheduler.removeAll() { cancelTransfer(transfer) }
+                for handle in Array(running.values) { cancelTransfer(transferOf(handle)) }
+            }
             if mail.closing && running.isEmpty && scheduler.isEmpty { break }
 
             topUp()
@@ -170,6 +182,13 @@ final class Engine: @unchecked Sendable {
         case .failed(let error):
             finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
         }
+    }
+
+    /// The transfer a running handle belongs to (CURLOPT_PRIVATE), without releasing it.
+    private func transferOf(_ handle: OpaquePointer) -> Transfer {
+        var privatePointer: UnsafeMutableRawPointer?
+        CCurl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &privatePointer)
+        return Unmanaged<Transfer>.fromOpaque(privatePointer!).takeUnretainedValue()
     }
 
     /// Removes a running handle from the multi handle and balances the retain taken in `start`.

@@ -29,7 +29,7 @@ final class Transfer: @unchecked Sendable {
     /// Progress fan-out; called on the engine thread at most once per `progressInterval`, and once at the end.
     var onProgress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
     var progressInterval: UInt64 = 100_000_000
-    private var lastProgress: UInt64 = 0
+    private var lastProgress: UInt64?
 
     // Engine-thread state of the current attempt.
     var status = 0
@@ -71,6 +71,7 @@ final class Transfer: @unchecked Sendable {
         status = 0
         retryAfter = nil
         contentLength = nil
+        lastProgress = nil
         bytes = 0
         head.removeAll(keepingCapacity: true)
         discardedBytes = 0
@@ -104,7 +105,7 @@ final class Transfer: @unchecked Sendable {
         bytes += Int64(chunk.count)
         if let onProgress {
             let now = DispatchTime.now().uptimeNanoseconds
-            if now - lastProgress >= progressInterval {
+            if lastProgress.map({ now - $0 >= progressInterval }) ?? true {
                 lastProgress = now
                 onProgress(bytes, contentLength)
             }

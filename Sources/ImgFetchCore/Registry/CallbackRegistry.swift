@@ -97,6 +97,15 @@ final class CallbackRegistry: @unchecked Sendable {
         }
     }
 
+    /// Removes every in-flight entry and returns their subscribers (for cancelling everything).
+    func removeAll() -> [Subscriber] {
+        queue.sync(flags: .barrier) {
+            let subscribers = entries.values.flatMap(\.subscribers)
+            entries.removeAll()
+            return subscribers
+        }
+    }
+
     /// URLs with a transfer in flight (for tests and diagnostics).
     var inFlightCount: Int { queue.sync { entries.count } }
 }

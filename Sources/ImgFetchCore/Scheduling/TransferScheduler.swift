@@ -61,6 +61,8 @@ struct TransferScheduler {
                   let best = bestClass(of: queue), place(of: best.transfer) == (entry.rank, entry.position) else {
                 continue  // stale entry
             }
+            // Take the queue out of the dictionary so it is uniquely owned: mutating a copy would copy every deque.
+            hosts[entry.host] = nil
             let transfer = order == .fifo ? queue.classes[best.index].popFirst()! : queue.classes[best.index].popLast()!
             pendingCount -= 1
             if !transfer.isCancelled { queue.running += 1 }
@@ -84,6 +86,21 @@ struct TransferScheduler {
         if !dropIfIdle(hostKey) { markReady(hostKey) }
     }
 
+    /// Empties the scheduler: every pending and held-back transfer, for cancelling them all.
+    mutating func removeAll() -> [Transfer] {
+        var removed: [Transfer] = []
+        for var queue in hosts.values {
+            for index in queue.classes.indices {
+                while let transfer = queue.classes[index].popFirst() { removed.append(transfer) }
+            }
+        }
+        while let entry = delayed.popMin() { removed.append(entry.transfer) }
+        hosts.removeAll()
+        ready = BinaryHeap { ($0.rank, $0.position) < ($1.rank, $1.position) }
+        pendingCount = 0
+        return removed
+    }
+
     // MARK: - Internals
 
     private mutating func takeSequence() -> Int {
@@ -104,12 +121,18 @@ struct TransferScheduler {
     }
 
     private mutating func insert(_ transfer: Transfer, atFront: Bool) {
-        var queue = hosts[transfer.hostKey, default: HostQueue()]
+        let key = transfer.hostKey
         let index = transfer.priority.rankFromHighest
-        if atFront { queue.classes[index].prepend(transfer) } else { queue.classes[index].append(transfer) }
-        hosts[transfer.hostKey] = queue
+        let before = hosts[key].flatMap { bestClass(of: $0)?.transfer }
+        // Mutated in place: a copy of the host's queue would copy every pending transfer of the host.
+        if atFront {
+            hosts[key, default: HostQueue()].classes[index].prepend(transfer)
+        } else {
+            hosts[key, default: HostQueue()].classes[index].append(transfer)
+        }
         pendingCount += 1
-        markReady(transfer.hostKey)
+        // A new heap entry only when the host's best candidate changed; otherwise its entry is still valid.
+        if let after = hosts[key].flatMap({ bestClass(of: $0)?.transfer }), after !== before { markReady(key) }
     }
 
     /// Pushes the host's current best candidate, if it may start one; older entries of the host go stale.

@@ -23,8 +23,13 @@ enum ImgFetchRunner {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("imgfetch")
     }
 
+    /// Runs a bash script (for pipelines); stdout and stderr are the script's.
+    static func runShell(_ script: String) throws -> Execution {
+        try run(["-c", script], executable: URL(fileURLWithPath: "/bin/bash"))
+    }
+
     static func run(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil,
-                    environment: [String: String]? = nil) throws -> Execution {
+                    environment: [String: String]? = nil, executable: URL = binary) throws -> Execution {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -34,7 +39,7 @@ enum ImgFetchRunner {
         try Data().write(to: errURL)
 
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if let environment { process.environment = environment }
@@ -78,4 +83,55 @@ struct ScratchDirectory {
     func remove() {
         try? FileManager.default.removeItem(at: url)
     }
+}
+
+/// An `imgfetch` process started in the background, for signal tests.
+final class RunningImgFetch {
+    let process = Process()
+    private let scratch: URL
+
+    init(_ arguments: [String], stdin: String? = nil) throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-bg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try Data().write(to: scratch.appendingPathComponent("stdout"))
+        try Data().write(to: scratch.appendingPathComponent("stderr"))
+        process.executableURL = ImgFetchRunner.binary
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: scratch.appendingPathComponent("stdout"))
+        process.standardError = try FileHandle(forWritingTo: scratch.appendingPathComponent("stderr"))
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the exit (failing the test after `timeout` seconds) and returns what it printed.
+    func wait(timeout: Double = 30) throws -> Execution {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            XCTFail("imgfetch did not exit within \(timeout) s")
+        }
+        process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        return Execution(stdout: try String(contentsOf: scratch.appendingPathComponent("stdout"), encoding: .utf8),
+                         stderr: try String(contentsOf: scratch.appendingPathComponent("stderr"), encoding: .utf8),
+                         exitCode: process.terminationStatus)
+    }
+}
+
+/// Polls `condition` every 20 ms for up to `timeout` seconds.
+func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
 }

@@ -1,8 +1,9 @@
+import Foundation
 import XCTest
 import ImgFetchCore
 @testable import ImgFetchCLI
 
-final class TextReporterTests: XCTestCase {
+final class RunReporterTests: XCTestCase {
     private let stdout = BufferSink()
     private let stderr = BufferSink()
     private let position = ListPosition(listName: "list.txt", line: 7)
@@ -30,41 +31,41 @@ final class TextReporterTests: XCTestCase {
         let result = DownloadResult.failed(DownloadError(.http, "HTTP 404 Not Found"), attempts: 1, httpStatus: 404)
         reporter().report(item("http://example.com/missing.jpg", result))
         XCTAssertEqual(stdout.text, "failed\thttp://example.com/missing.jpg\tHTTP 404 Not Found\n")
-        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/missing.jpg: HTTP 404 Not Found\n")
+        XCTAssertEqual(stderr.text, "failed http://example.com/missing.jpg: HTTP 404 Not Found\n")
     }
 
     func testFailedWithoutAnyAttempt() {
         let result = DownloadResult.failed(DownloadError(.filesystem, "cannot write out/x.jpg: Permission denied"))
         reporter().report(item("http://example.com/x.jpg", result))
-        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/x.jpg: cannot write out/x.jpg: Permission denied\n")
+        XCTAssertEqual(stderr.text, "failed http://example.com/x.jpg: cannot write out/x.jpg: Permission denied\n")
     }
 
     func testFailedAfterSeveralAttemptsSaysHowMany() {
         let result = DownloadResult.failed(DownloadError(.http, "HTTP 503 Service Unavailable"), attempts: 3, httpStatus: 503)
         reporter().report(item("http://example.com/busy.jpg", result))
         XCTAssertEqual(stdout.text, "failed\thttp://example.com/busy.jpg\tHTTP 503 Service Unavailable\n")
-        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/busy.jpg: HTTP 503 Service Unavailable (after 3 attempts)\n")
+        XCTAssertEqual(stderr.text, "failed http://example.com/busy.jpg: HTTP 503 Service Unavailable (after 3 attempts)\n")
     }
 
     func testInvalidInputIsPrefixedWithFileAndLine() {
         let result = DownloadResult.failed(DownloadError(.invalidInput, "unknown field 'size=' (expected out= or priority=)"))
         reporter().report(item("http://example.com/a.jpg", result))
         XCTAssertEqual(stdout.text, "failed\thttp://example.com/a.jpg\tlist.txt:7: unknown field 'size=' (expected out= or priority=)\n")
-        XCTAssertEqual(stderr.text, "imgfetch: list.txt:7: unknown field 'size=' (expected out= or priority=)\n")
+        XCTAssertEqual(stderr.text, "list.txt:7: unknown field 'size=' (expected out= or priority=)\n")
     }
 
     func testInvalidInputWithEmptyURL() {
         let result = DownloadResult.failed(DownloadError(.invalidInput, "line longer than 16384 bytes"))
         reporter().report(ItemReport(position: ListPosition(listName: "<stdin>", line: 12), displayURL: "", result: result))
         XCTAssertEqual(stdout.text, "failed\t\t<stdin>:12: line longer than 16384 bytes\n")
-        XCTAssertEqual(stderr.text, "imgfetch: <stdin>:12: line longer than 16384 bytes\n")
+        XCTAssertEqual(stderr.text, "<stdin>:12: line longer than 16384 bytes\n")
     }
 
     func testTabsAndLineBreaksInFieldsAreReplaced() {
         let result = DownloadResult.failed(DownloadError(.network, "first line\nsecond\tpart\rend"), attempts: 2)
         reporter().report(item("http://example.com/a\tb\nc.jpg", result))
         XCTAssertEqual(stdout.text, "failed\thttp://example.com/a b c.jpg\tfirst line second part end\n")
-        XCTAssertEqual(stderr.text, "imgfetch: failed http://example.com/a b c.jpg: first line second part end (after 2 attempts)\n")
+        XCTAssertEqual(stderr.text, "failed http://example.com/a b c.jpg: first line second part end (after 2 attempts)\n")
     }
 
     func testCRLFInAFieldIsReplaced() {
@@ -76,7 +77,7 @@ final class TextReporterTests: XCTestCase {
         XCTAssertEqual(stdout.text.unicodeScalars.filter { $0 == "\t" }.count, 2, stdout.text.debugDescription)
         XCTAssertFalse(stderr.text.unicodeScalars.contains("\r"), stderr.text.debugDescription)
         XCTAssertEqual(stderr.text.unicodeScalars.filter { $0 == "\n" }.count, 1, stderr.text.debugDescription)
-        let cleaned = TextReporter.clean("a\r\nb")
+        let cleaned = ResultLine.clean("a\r\nb")
         XCTAssertFalse(cleaned.unicodeScalars.contains("\r") || cleaned.unicodeScalars.contains("\n"), cleaned.debugDescription)
     }
 
@@ -86,8 +87,8 @@ final class TextReporterTests: XCTestCase {
     }
 
     func testCleanKeepsOtherText() {
-        XCTAssertEqual(TextReporter.clean("café  ok"), "café  ok")
-        XCTAssertEqual(TextReporter.clean("a\tb\nc\rd"), "a b c d")
+        XCTAssertEqual(ResultLine.clean("café  ok"), "café  ok")
+        XCTAssertEqual(ResultLine.clean("a\tb\nc\rd"), "a b c d")
     }
 
     func testEveryReportIsOneLine() {
@@ -102,21 +103,49 @@ final class TextReporterTests: XCTestCase {
     // MARK: - Summary
 
     func testSummaryIsPrintedUnlessQuiet() {
-        let summary = RunSummary(saved: 2, skipped: 1, failed: 1, bytes: 2048, seconds: 3)
-        reporter().finish(summary)
+        let reporter = reporter()
+        reportMixedItems(to: reporter)
+        stderr.clear()
+        _ = reporter.finish(seconds: 3)
         XCTAssertEqual(stderr.text, "imgfetch: 4 items: 2 saved, 1 skipped, 1 failed; 2.0 KiB in 3.0 s\n")
-        XCTAssertEqual(stdout.text, "")
     }
 
     func testQuietSuppressesTheSummary() {
-        reporter(quiet: true).finish(RunSummary(saved: 2, skipped: 1, failed: 1, bytes: 2048, seconds: 3))
+        let reporter = reporter(quiet: true)
+        reportMixedItems(to: reporter)
+        stderr.clear()
+        let summary = reporter.finish(seconds: 3)
         XCTAssertEqual(stderr.text, "")
-        XCTAssertEqual(stdout.text, "")
+        XCTAssertEqual(summary.items, 4)
     }
 
     func testQuietStillPrintsResults() {
         reporter(quiet: true).report(item("http://example.com/a.jpg", .failed(DownloadError(.http, "HTTP 500"), attempts: 1)))
         XCTAssertEqual(stdout.text, "failed\thttp://example.com/a.jpg\tHTTP 500\n")
+    }
+
+    func testJSONLinesGoToStdoutAndTheReportFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("report.jsonl").path
+        let reportFile = try ReportFile(path: path)
+        let reporter = reporter(jsonl: true, reportFile: reportFile)
+        reportMixedItems(to: reporter)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the report appears only when complete")
+        _ = reporter.finish(seconds: 1)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertEqual(written, stdout.text)
+        let objects = try written.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(objects.count, 4)
+        XCTAssertEqual(objects[0]["status"] as? String, "saved")
+        XCTAssertEqual(objects[0]["paths"] as? [String], ["out/a.jpg"])
+        XCTAssertEqual(objects[0]["bytes"] as? Int, 1024)
+        XCTAssertEqual((objects[0]["line"] as? [String: Any])?["line"] as? Int, 7)
+        XCTAssertEqual((objects[3]["error"] as? [String: Any])?["class"] as? String, "http")
+        XCTAssertTrue(objects[0]["error"] is NSNull)
     }
 
     func testSummaryLineSingularAndBytes() {
@@ -148,7 +177,8 @@ final class TextReporterTests: XCTestCase {
         summary.add(DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled")))
         XCTAssertEqual(summary.saved, 1)
         XCTAssertEqual(summary.skipped, 1)
-        XCTAssertEqual(summary.failed, 2, "a cancelled item counts as failed")
+        XCTAssertEqual(summary.failed, 1)
+        XCTAssertEqual(summary.cancelled, 1)
         XCTAssertEqual(summary.items, 4)
         XCTAssertEqual(summary.bytes, 100)
         XCTAssertEqual(summary.exitCode, 1)
@@ -156,11 +186,24 @@ final class TextReporterTests: XCTestCase {
 
     // MARK: - Helpers
 
-    private func reporter(quiet: Bool = false) -> TextReporter {
-        TextReporter(stdout: stdout, stderr: stderr, quiet: quiet)
+    private func reporter(quiet: Bool = false, jsonl: Bool = false, reportFile: ReportFile? = nil) -> RunReporter {
+        let model = ProgressModel(now: 0)
+        return RunReporter(stdout: stdout, display: PlainStatusDisplay(sink: stderr, model: model, interval: nil),
+                           model: model, jsonl: jsonl, reportFile: reportFile, quiet: quiet)
     }
 
     private func item(_ url: String, _ result: DownloadResult) -> ItemReport {
         ItemReport(position: position, displayURL: url, result: result)
+    }
+
+    /// Two saved (1 KiB each), one skipped, one failed.
+    private func reportMixedItems(to reporter: RunReporter) {
+        var saved = DownloadResult(status: .saved, paths: ["out/a.jpg"])
+        saved.bytes = 1024
+        reporter.report(item("http://example.com/a.jpg", saved))
+        saved.paths = ["out/b.jpg"]
+        reporter.report(item("http://example.com/b.jpg", saved))
+        reporter.report(item("http://example.com/c.jpg", DownloadResult(status: .skipped, paths: ["out/c.jpg"])))
+        reporter.report(item("http://example.com/d.jpg", .failed(DownloadError(.http, "HTTP 404"), attempts: 1, httpStatus: 404)))
     }
 }

@@ -1,0 +1,25 @@
+#include <stdarg.h>
+#include <string.h>
+#include "internal.h"
+
+// In C because it longjmps to the entry point that owns `failure`.
+void imgcodec_fail(imgcodec_failure *failure, int status, const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(failure->message, sizeof failure->message, format, arguments);
+    va_end(arguments);
+    // Messages are one line: library texts never need more, and hostile input must not add any.
+    for (char *c = failure->message; *c != '\0'; c++) {
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    }
+    failure->status = status;
+    longjmp(failure->jump, 1);
+}
+
+// In C beside imgcodec_fail, whose records it copies out.
+int imgcodec_report(const imgcodec_failure *failure, char *message, size_t message_size) {
+    if (message != NULL && message_size > 0) {
+        snprintf(message, message_size, "%s", failure->message);
+    }
+    return failure->status;
+}

@@ -1,0 +1,137 @@
+#ifndef IMGCODEC_H
+#define IMGCODEC_H
+// Streaming JPEG/PNG decode and PNG encode for imgfetch. libjpeg and libpng report errors by
+// longjmp (their defaults call exit() or abort()), and Swift cannot call setjmp, so every entry
+// point here sets its own jump target and hands failures back as a one-line message in a
+// caller-provided buffer. Nothing here ever holds a whole decoded bitmap.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Formats the decoder understands.
+enum {
+    IMGCODEC_FORMAT_JPEG = 1,
+    IMGCODEC_FORMAT_PNG = 2,
+};
+
+/// Return values: 0 is success; the others say which kind of failure the message describes.
+enum {
+    IMGCODEC_OK = 0,
+    IMGCODEC_INVALID = 1,     // corrupt, truncated or malformed data: "invalid JPEG: …"
+    IMGCODEC_TOO_LARGE = 2,   // refused by a limit before decoding: "image too large: …"
+    IMGCODEC_UNSUPPORTED = 3, // valid but not decodable here: "unsupported: 12-bit JPEG"
+    IMGCODEC_IO = 4,          // reading the input or writing the output failed
+};
+
+/// Color model of the stored image.
+enum {
+    IMGCODEC_COLOR_GRAY = 1,
+    IMGCODEC_COLOR_GRAY_ALPHA = 2,
+    IMGCODEC_COLOR_RGB = 3,
+    IMGCODEC_COLOR_RGBA = 4,
+    IMGCODEC_COLOR_PALETTE = 5,
+    IMGCODEC_COLOR_YCBCR = 6,
+    IMGCODEC_COLOR_CMYK = 7,
+    IMGCODEC_COLOR_YCCK = 8,
+    IMGCODEC_COLOR_OTHER = 9,
+};
+
+/// What `imgcodec_decoder_start` produces.
+enum {
+    IMGCODEC_MODE_VERIFY = 0,  // rows in whatever layout is cheapest; only errors matter
+    IMGCODEC_MODE_PIXELS = 1,  // rows of 8-bit RGB or RGBA
+};
+
+/// Suggested size of message buffers; longer messages are truncated.
+#define IMGCODEC_MESSAGE_SIZE 256
+
+/// Limits checked from the header, before any pixel memory is allocated. 0 means no limit.
+typedef struct imgcodec_limits {
+    uint64_t max_pixels;
+    uint32_t max_width;
+    uint32_t max_height;
+    uint32_t max_scans;
+    uint64_t max_memory;  // cap on libjpeg's whole-image coefficient buffers (progressive and multi-scan JPEG)
+} imgcodec_limits;
+
+/// Facts from the header.
+typedef struct imgcodec_header {
+    uint32_t width;
+    uint32_t height;
+    int channels;      // stored channels: 1 gray, 2 gray+alpha, 3 color, 4 RGBA or CMYK; palette counts 3 (4 with tRNS)
+    int bit_depth;     // bits per sample as stored (PNG palette: bits per index)
+    int color;         // IMGCODEC_COLOR_*
+    int progressive;   // progressive JPEG or Adam7-interlaced PNG
+    int has_alpha;     // an alpha channel or tRNS
+    int orientation;   // EXIF orientation 1...8 (1 when absent)
+} imgcodec_header;
+
+/// The rows `imgcodec_decoder_read_row` will deliver.
+typedef struct imgcodec_output {
+    uint32_t width;
+    uint32_t height;
+    int channels;      // 3 or 4 in IMGCODEC_MODE_PIXELS
+    size_t row_bytes;  // bytes each read_row call fills
+    int passes;        // 7 for interlaced PNG: call read_row passes × height times (see imgcodec_png_row_in_pass)
+} imgcodec_output;
+
+typedef struct imgcodec_decoder imgcodec_decoder;
+
+// In C because reading the header runs libjpeg/libpng, which report errors by longjmp.
+// Reads the header from `fd` (from its current position) and checks `limits`. The caller keeps
+// ownership of `fd` and must call imgcodec_decoder_close, also after a failure.
+int imgcodec_decoder_open(int fd, int format, const imgcodec_limits *limits,
+                          imgcodec_decoder **decoder, imgcodec_header *header,
+                          char *message, size_t message_size);
+
+// In C because starting decompression allocates and (for progressive JPEG) decodes every scan under longjmp.
+// `scale_num` asks libjpeg for DCT scaling to scale_num/8 (1...8; PNG ignores it).
+int imgcodec_decoder_start(imgcodec_decoder *decoder, int mode, int scale_num,
+                           imgcodec_output *output, char *message, size_t message_size);
+
+// In C because each row is decoded by libjpeg/libpng under longjmp. Fills output.row_bytes bytes.
+// For interlaced PNG, `row` must hold that row's pixels from earlier passes (libpng fills only
+// the current pass's pixels); rows outside the current pass are left untouched.
+int imgcodec_decoder_read_row(imgcodec_decoder *decoder, unsigned char *row,
+                              char *message, size_t message_size);
+
+// In C because it reads the rest of the file (trailing markers, CRCs, IEND) under longjmp.
+int imgcodec_decoder_finish(imgcodec_decoder *decoder, char *message, size_t message_size);
+
+// In C because it frees libjpeg/libpng state. Accepts NULL. Does not close the fd.
+void imgcodec_decoder_close(imgcodec_decoder *decoder);
+
+// In C so a whole verification (header, every row, every scan, trailer) runs without crossing into Swift per row.
+int imgcodec_verify(int fd, int format, const imgcodec_limits *limits, imgcodec_header *header,
+                    char *message, size_t message_size);
+
+// In C because png.h's PNG_ROW_IN_INTERLACE_PASS and PNG_PASS_COLS are macros Swift cannot import.
+// Nonzero when libpng writes pixels of row `y` during Adam7 `pass` (0...6) of an image `width` wide.
+int imgcodec_png_row_in_pass(uint32_t y, uint32_t width, int pass);
+
+typedef struct imgcodec_png_writer imgcodec_png_writer;
+
+// In C because libpng's writer reports errors by longjmp. Writes the signature and IHDR of an
+// 8-bit RGB (channels 3) or RGBA (channels 4) non-interlaced PNG to `fd` sequentially.
+int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channels,
+                             imgcodec_png_writer **writer, char *message, size_t message_size);
+
+// In C because compressing a row runs libpng/zlib under longjmp.
+int imgcodec_png_writer_write_row(imgcodec_png_writer *writer, const unsigned char *row,
+                                  char *message, size_t message_size);
+
+// In C because it writes IEND and flushes under longjmp. Fails if fewer rows than the height were written.
+int imgcodec_png_writer_finish(imgcodec_png_writer *writer, char *message, size_t message_size);
+
+// In C because it frees libpng state. Accepts NULL. Does not close the fd.
+void imgcodec_png_writer_close(imgcodec_png_writer *writer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

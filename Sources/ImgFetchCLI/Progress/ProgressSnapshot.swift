@@ -1,0 +1,31 @@
+/// What the terminal progress renderer draws: one moment of a run, built by the CLI's progress model.
+///
+/// A plain value, so the model can build it under its own lock and hand it to the renderer on any thread.
+struct ProgressSnapshot: Sendable, Equatable {
+    /// Items finished: saved + skipped + failed.
+    var done: Int = 0
+    /// Items known so far; grows while `listComplete` is false.
+    var total: Int = 0
+    /// False while the list is still being read, so the total is only a lower bound.
+    var listComplete: Bool = true
+    var saved: Int = 0
+    var skipped: Int = 0
+    var failed: Int = 0
+    /// Body bytes received so far.
+    var bytes: Int64 = 0
+    /// Current transfer rate, already smoothed by the caller.
+    var bytesPerSecond: Double = 0
+    /// Seconds left; nil when unknown.
+    var etaSeconds: Double?
+    /// In-flight items, oldest first.
+    var active: [ActiveTransfer] = []
+}
+
+/// One in-flight transfer as the renderer shows it.
+struct ActiveTransfer: Sendable, Equatable {
+    /// What to call it on screen (usually the output name); may hold any characters, the renderer makes them printable.
+    var name: String
+    var received: Int64
+    /// The body size when known (Content-Length); nil draws a spinner instead of a bar.
+    var expected: Int64?
+}

@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+import Glibc
+
+/// The stderr side of a run: error lines, progress, and the summary at the end.
+protocol StatusDisplay: Sendable {
+    /// An error or warning line (ending in a newline), shown without disturbing progress.
+    func message(_ line: String)
+    /// Stops the progress and shows the summary line, if any.
+    func finish(summary: String?)
+}
+
+/// Seconds on a monotonic clock.
+func monotonicSeconds() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
+
+/// Plain stderr lines, for logs and cron: no carriage returns, no escape sequences. With an
+/// interval, a status line is printed every `interval` seconds (`--progress plain`).
+///
+/// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked Sendable.
+final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
+    private let sink: OutputSink
+    private let timer: DispatchSourceTimer?
+
+    init(sink: OutputSink, model: ProgressModel, interval: Double?) {
+        self.sink = sink
+        guard let interval else {
+            timer = nil
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.status"))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler {
+            sink.write(Self.statusLine(model.snapshot(now: monotonicSeconds())))
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func message(_ line: String) {
+        sink.write(line)
+    }
+
+    func finish(summary: String?) {
+        timer?.cancel()
+        if let summary { sink.write(summary + "\n") }
+    }
+
+    static func statusLine(_ snapshot: ProgressSnapshot) -> String {
+        let total = "\(snapshot.total)\(snapshot.listComplete ? "" : "+")"
+        return "imgfetch: \(snapshot.done)/\(total) items: \(snapshot.saved) saved, \(snapshot.skipped) skipped, "
+            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ByteCount.format(Int64(snapshot.bytesPerSecond)))/s\n"
+    }
+}
+
+/// The live bar on a terminal, redrawn at most 10 times a second by a timer; messages go above it.
+///
+/// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked Sendable.
+final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
+    private let renderer: TerminalProgressRenderer
+    private let timer: DispatchSourceTimer
+
+    init(renderer: TerminalProgressRenderer, model: ProgressModel) {
+        self.renderer = renderer
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.progress"))
+        timer.schedule(deadline: .now(), repeating: 0.1)
+        timer.setEventHandler {
+            renderer.render(model.snapshot(now: monotonicSeconds()))
+        }
+        timer.resume()
+    }
+
+    func message(_ line: String) {
+        renderer.printAbove(line.hasSuffix("\n") ? String(line.dropLast()) : line)
+    }
+
+    func finish(summary: String?) {
+        timer.cancel()
+        renderer.finish(summary: summary)
+    }
+
+    /// The terminal's width in columns (re-read on every frame, so resizes apply at once).
+    static func terminalColumns(_ descriptor: Int32) -> Int {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+}

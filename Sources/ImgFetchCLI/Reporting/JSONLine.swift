@@ -1,0 +1,49 @@
+import ImgFetchCore
+
+/// One JSON object per list item, on one line, with keys in a fixed order.
+enum JSONLine {
+    static func encode(_ item: ItemReport) -> String {
+        let result = item.result
+        var fields: [(String, String)] = [
+            ("url", string(item.displayURL)),
+            ("status", string(result.status.rawValue)),
+            ("paths", "[" + result.paths.map(string).joined(separator: ",") + "]"),
+            ("http_status", result.httpStatus.map(String.init) ?? "null"),
+            ("bytes", String(result.bytes)),
+            ("format", result.format.map { string($0.rawValue) } ?? "null"),
+            ("width", "null"),
+            ("height", "null"),
+            ("verified", "false"),
+            ("attempts", String(result.attempts)),
+            ("duration_ms", String(Int((result.duration * 1000).rounded()))),
+            ("coalesced", result.coalesced ? "true" : "false"),
+        ]
+        if let error = result.error {
+            fields.append(("error", "{\"class\":\(string(error.kind.rawValue)),\"message\":\(string(error.message))}"))
+        } else {
+            fields.append(("error", "null"))
+        }
+        fields.append(("line", "{\"file\":\(string(item.position.listName)),\"line\":\(item.position.line)}"))
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
+    }
+
+    /// A JSON string literal (RFC 8259 escaping; non-ASCII passes through as UTF-8).
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,31 @@
+import ImgFetchCore
+
+/// The text forms of an item's outcome: the stdout line (tab-separated or JSON) and the stderr error line.
+enum ResultLine {
+    /// `saved|skipped|failed|cancelled <TAB> URL <TAB> PATH-or-error`, one line.
+    static func tabSeparated(_ item: ItemReport) -> String {
+        let result = item.result
+        let detail: String
+        if let error = result.error {
+            detail = error.kind == .invalidInput ? "\(item.position): \(error.message)" : error.message
+        } else {
+            detail = result.paths.joined(separator: " ")
+        }
+        return "\(result.status.rawValue)\t\(clean(item.displayURL))\t\(clean(detail))\n"
+    }
+
+    /// The stderr line for a failed item, or nil when it did not fail.
+    static func error(_ item: ItemReport) -> String? {
+        guard let error = item.result.error, item.result.status == .failed else { return nil }
+        if error.kind == .invalidInput { return clean("\(item.position): \(error.message)") + "\n" }
+        let attempts = item.result.attempts
+        let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
+        return "failed \(clean(item.displayURL)): \(clean(error.message))\(tries)\n"
+    }
+
+    /// Tabs and line breaks in a field would break the one-line, tab-separated format.
+    static func clean(_ text: String) -> String {
+        // By scalar: "\r\n" is one Character and would slip past a Character comparison.
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }))
+    }
+}

@@ -1,0 +1,54 @@
+import ImgFetchCore
+import Synchronization
+
+/// Everything a run shows: one result per item on stdout (tab-separated or JSON) and in the
+/// report file, error lines and progress on stderr, and the summary at the end.
+///
+/// stdout lines from many threads are serialized by `stdoutLock` so they never interleave.
+final class RunReporter: Sendable {
+    private let stdout: OutputSink
+    private let display: StatusDisplay
+    let model: ProgressModel
+    private let jsonl: Bool
+    private let reportFile: ReportFile?
+    private let quiet: Bool
+    private let stdoutLock = Mutex(())
+    /// After a broken pipe the run stops quietly: nothing more on stdout or stderr.
+    private let silenced = Atomic<Bool>(false)
+
+    init(stdout: OutputSink, display: StatusDisplay, model: ProgressModel, jsonl: Bool, reportFile: ReportFile?, quiet: Bool) {
+        self.stdout = stdout
+        self.display = display
+        self.model = model
+        self.jsonl = jsonl
+        self.reportFile = reportFile
+        self.quiet = quiet
+    }
+
+    /// One list item is done. Called from any thread.
+    func report(_ item: ItemReport) {
+        model.finished(key: item.position.description, url: item.displayURL, item.result)
+        let json = jsonl || reportFile != nil ? JSONLine.encode(item) : nil
+        reportFile?.append(json!)
+        guard !silenced.load(ordering: .relaxed) else { return }
+        let line = jsonl ? json! : ResultLine.tabSeparated(item)
+        stdoutLock.withLock { _ in stdout.write(line) }
+        if let error = ResultLine.error(item) { display.message(error) }
+    }
+
+    /// Stops all further output (after EPIPE on stdout).
+    func silence() {
+        silenced.store(true, ordering: .relaxed)
+    }
+
+    /// The run is over: completes the report file and shows the summary (unless quiet or silenced).
+    func finish(seconds: Double) -> RunSummary {
+        var summary = model.summary
+        summary.seconds = seconds
+        let reportError = reportFile?.finish()
+        let loud = !silenced.load(ordering: .relaxed)
+        if let reportError, loud { display.message("imgfetch: \(reportError)\n") }
+        display.finish(summary: quiet || !loud ? nil : summary.line)
+        return summary
+    }
+}

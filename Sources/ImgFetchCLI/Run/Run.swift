@@ -1,0 +1,89 @@
+import Foundation
+import ImgFetchCore
+
+/// One run over the lists: each line becomes a request (or a failed item), results go to the reporter.
+///
+/// The lists are read on their own thread and streamed: each request is handed to the downloader
+/// as soon as its line is read. The calling thread waits for the end, or for a signal or a broken
+/// pipe, and then cleans up.
+struct Run {
+    let options: CommandLineOptions
+    let reporter: RunReporter
+    let control: RunControl
+
+    func execute(_ lists: [ListSource]) throws(SetupError) -> Int32 {
+        let started = monotonicSeconds()
+        let downloader: ImageDownloader
+        do {
+            downloader = try ImageDownloader(configuration: options.downloaderConfiguration(outputDirectory: options.outputDirectory))
+        } catch {
+            throw SetupError(message: error.message)
+        }
+        let reader = Thread { [self] in
+            read(lists, into: downloader)
+            reporter.model.listFinished()
+            control.listFinished()
+        }
+        reader.name = "imgfetch.list"
+        reader.start()
+
+        let ending = control.waitForEnding()
+        if ending != .completed { downloader.cancelAll() }
+        if ending == .brokenPipe { reporter.silence() }
+        control.waitForOutstanding()
+        downloader.close()
+        let summary = reporter.finish(seconds: monotonicSeconds() - started)
+        switch ending {
+        case .completed: return summary.exitCode
+        case .interrupted(let signal): return 128 + signal
+        case .brokenPipe: return 128 + SIGPIPE
+        }
+    }
+
+    private func read(_ lists: [ListSource], into downloader: ImageDownloader) {
+        let model = reporter.model
+        for list in lists {
+            var reader = list.lines()
+            while let line = reader.next() {
+                let number: Int
+                let entry: ListEntry
+                switch line {
+                case .tooLong(let lineNumber):
+                    number = lineNumber
+                    entry = .invalid(text: "", reason: "line longer than \(LineReader.maxLineBytes) bytes")
+                case .readError(let message, let lineNumber):
+                    number = lineNumber
+                    entry = .invalid(text: "", reason: "cannot read the list: \(message)")
+                case .text(let text, let lineNumber):
+                    number = lineNumber
+                    entry = ListLineParser.parse(text)
+                }
+                if case .skip = entry { continue }
+                guard control.admit() else { return }
+                model.itemQueued()
+                let position = ListPosition(listName: list.name, line: number)
+                switch entry {
+                case .skip:
+                    break
+                case .invalid(let text, let reason):
+                    finish(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)))
+                case .item(let item):
+                    let options = DownloadOptions(fileName: item.outName, priority: item.priority)
+                    let key = position.description
+                    let name = item.outName ?? item.url.lastPathSegment
+                    let url = item.url.redacted
+                    downloader.download(item.url, options: options, progress: { received, expected in
+                        model.progress(key: key, url: url, name: name, received: received, expected: expected)
+                    }, completion: { result in
+                        finish(position, item.url.redacted, result)
+                    })
+                }
+            }
+        }
+    }
+
+    private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult) {
+        reporter.report(ItemReport(position: position, displayURL: url, result: result))
+        control.itemDone()
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// How a run ended.
+enum RunEnding: Sendable, Equatable {
+    /// The list was read to the end and every item finished.
+    case completed
+    /// SIGINT or SIGTERM: exit with 128 + the signal number.
+    case interrupted(signal: Int32)
+    /// stdout's reader went away: stop quietly.
+    case brokenPipe
+}
+
+/// Coordinates the list reader, the download callbacks and the signal handlers of one run.
+///
+/// All state is guarded by `condition` (an NSCondition), hence `@unchecked Sendable`.
+final class RunControl: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var accepting = true
+    private var outstanding = 0
+    private var listDone = false
+    private var ending: RunEnding?
+
+    /// Counts a new item as outstanding, unless the run is stopping.
+    func admit() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard accepting else { return false }
+        outstanding += 1
+        return true
+    }
+
+    /// An admitted item has its result.
+    func itemDone() {
+        condition.lock()
+        outstanding -= 1
+        if listDone && outstanding == 0 && ending == nil { ending = .completed }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The list reader reached the end of every list.
+    func listFinished() {
+        condition.lock()
+        listDone = true
+        if outstanding == 0 && ending == nil { ending = .completed }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Ends the run early; only the first reason counts. Returns true for the first call.
+    @discardableResult
+    func stop(_ reason: RunEnding) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        accepting = false
+        guard ending == nil else { return false }
+        ending = reason
+        condition.broadcast()
+        return true
+    }
+
+    /// Blocks until the run completes or is stopped.
+    func waitForEnding() -> RunEnding {
+        condition.lock()
+        defer { condition.unlock() }
+        while ending == nil { condition.wait() }
+        accepting = false
+        return ending!
+    }
+
+    /// Blocks until every admitted item has its result.
+    func waitForOutstanding() {
+        condition.lock()
+        defer { condition.unlock() }
+        while outstanding > 0 { condition.wait() }
+    }
+}

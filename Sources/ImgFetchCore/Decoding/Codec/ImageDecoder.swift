@@ -1,0 +1,102 @@
+import CImageCodec
+import Glibc
+
+/// One streaming JPEG or PNG decode through CImageCodec: header on init, then rows, then the trailer.
+/// Owns the C decoder and the file descriptor it reads; used by one thread at a time.
+final class ImageDecoder {
+    /// The rows `start` set up.
+    struct Output {
+        var width: Int
+        var height: Int
+        var channels: Int
+        /// Adam7 passes (7 for interlaced PNG): every pass delivers `height` rows.
+        var passes: Int
+    }
+
+    /// JPEG or PNG.
+    let format: ImageFormat
+    /// The header, read by `init`.
+    let info: ImageInfo
+    /// Whether the stored image has an alpha channel or tRNS.
+    let hasAlpha: Bool
+    private let handle: OpaquePointer
+    private let fd: Int32
+    private(set) var output = Output(width: 0, height: 0, channels: 0, passes: 1)
+
+    /// Opens `path` and reads its header; throws when the header is invalid or exceeds `limits`.
+    init(path: String, format: ImageFormat, limits: DecodeLimits) throws(DownloadError) {
+        let codecFormat = try Self.codecFormat(format)
+        self.format = format
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw DownloadError(.filesystem, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        var cLimits = limits.codecLimits
+        var header = imgcodec_header()
+        var decoder: OpaquePointer?
+        let descriptor = fd
+        do {
+            try CodecCall.run { imgcodec_decoder_open(descriptor, codecFormat, &cLimits, &decoder, &header, $0, $1) }
+        } catch {
+            imgcodec_decoder_close(decoder)
+            close(descriptor)
+            throw error
+        }
+        handle = decoder!
+        info = ImageInfo(header: header, verified: false)
+        hasAlpha = header.has_alpha != 0
+    }
+
+    deinit {
+        imgcodec_decoder_close(handle)
+        close(fd)
+    }
+
+    /// Starts decompression to 8-bit RGB or RGBA rows; JPEGs are DCT-scaled by `scaleNumerator`/8 (1...8).
+    func start(scaleNumerator: Int = 8) throws(DownloadError) {
+        var out = imgcodec_output()
+        try CodecCall.run { imgcodec_decoder_start(handle, Int32(IMGCODEC_MODE_PIXELS), Int32(scaleNumerator), &out, $0, $1) }
+        output = Output(width: Int(out.width), height: Int(out.height), channels: Int(out.channels), passes: Int(out.passes))
+    }
+
+    /// Decodes the next row into `row` (output width × channels bytes). For interlaced PNG see `Output.passes`.
+    func readRow(into row: UnsafeMutablePointer<UInt8>) throws(DownloadError) {
+        try CodecCall.run { imgcodec_decoder_read_row(handle, row, $0, $1) }
+    }
+
+    /// Reads the rest of the file: trailing markers or chunks, their CRCs, EOI or IEND.
+    func finish() throws(DownloadError) {
+        try CodecCall.run { imgcodec_decoder_finish(handle, $0, $1) }
+    }
+
+    /// Whether libpng writes pixels of row `y` during Adam7 `pass`.
+    func rowInPass(_ y: Int, pass: Int) -> Bool {
+        imgcodec_png_row_in_pass(UInt32(y), UInt32(output.width), Int32(pass)) != 0
+    }
+
+    /// CImageCodec's constant for a format it decodes.
+    static func codecFormat(_ format: ImageFormat) throws(DownloadError) -> Int32 {
+        switch format {
+        case .jpeg: Int32(IMGCODEC_FORMAT_JPEG)
+        case .png: Int32(IMGCODEC_FORMAT_PNG)
+        default: throw DownloadError(.notAnImage, "unsupported: \(format.rawValue.uppercased()) images are not decoded")
+        }
+    }
+}
+
+extension ImageInfo {
+    init(header: imgcodec_header, verified: Bool) {
+        self.init(width: Int(header.width), height: Int(header.height), channels: Int(header.channels),
+                  bitDepth: Int(header.bit_depth), orientation: Int(header.orientation), verified: verified)
+    }
+}
+
+extension DecodeLimits {
+    /// The C form; values beyond what C holds are clamped, 0 means no limit.
+    var codecLimits: imgcodec_limits {
+        func clamp32(_ value: Int) -> UInt32 { UInt32(clamping: max(0, value)) }
+        return imgcodec_limits(max_pixels: UInt64(max(0, maxPixels)), max_width: clamp32(maxWidth),
+                               max_height: clamp32(maxHeight), max_scans: clamp32(maxScans),
+                               max_memory: UInt64(max(0, maxMemory)))
+    }
+}

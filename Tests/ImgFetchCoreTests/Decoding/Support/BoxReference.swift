@@ -1,0 +1,35 @@
+/// A deliberately naive area-averaging downscale, straight from the definition (each output pixel
+/// is the coverage-weighted mean of the source area it spans; colors weighted by alpha), to check
+/// `BoxDownscaler` against.
+func boxReference(_ image: Image, width: Int, height: Int) -> Image {
+    let scaleX = Double(image.width) / Double(width), scaleY = Double(image.height) / Double(height)
+    var out = [UInt8]()
+    for y in 0..<height {
+        for x in 0..<width {
+            let x0 = Double(x) * scaleX, x1 = Double(x + 1) * scaleX
+            let y0 = Double(y) * scaleY, y1 = Double(y + 1) * scaleY
+            var sums = [Double](repeating: 0, count: image.channels)
+            var area = 0.0
+            for sy in Int(y0)..<min(image.height, Int(y1.rounded(.up))) {
+                let coverY = min(y1, Double(sy + 1)) - max(y0, Double(sy))
+                for sx in Int(x0)..<min(image.width, Int(x1.rounded(.up))) {
+                    let weight = coverY * (min(x1, Double(sx + 1)) - max(x0, Double(sx)))
+                    let pixel = image.pixel(sx, sy).map(Double.init)
+                    let alpha = image.channels == 4 ? pixel[3] : 1
+                    for c in 0..<image.channels {
+                        sums[c] += weight * (image.channels == 4 && c < 3 ? pixel[c] * alpha : pixel[c])
+                    }
+                    area += weight
+                }
+            }
+            if image.channels == 4 {
+                let alphaSum = sums[3]
+                for c in 0..<3 { out.append(alphaSum > 0 ? UInt8((sums[c] / alphaSum).rounded()) : 0) }
+                out.append(UInt8((alphaSum / area).rounded()))
+            } else {
+                out += sums.map { UInt8(($0 / area).rounded()) }
+            }
+        }
+    }
+    return Image(width: width, height: height, channels: image.channels, pixels: out)
+}

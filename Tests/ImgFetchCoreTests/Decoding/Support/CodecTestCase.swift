@@ -1,0 +1,97 @@
+import Glibc
+import XCTest
+@testable import ImgFetchCore
+
+/// Base for codec tests: a private temp directory, fixture files in it, and readers for the outputs.
+class CodecTestCase: XCTestCase {
+    var directory = ""
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/imgfetch-codec-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        directory = String(cString: try XCTUnwrap(created))
+    }
+
+    override func tearDownWithError() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            unlink(directory + "/" + name)
+        }
+        rmdir(directory)
+    }
+
+    /// Writes `bytes` to a new file in the temp directory and returns its path.
+    func write(_ bytes: [UInt8], name: String = "image") throws -> String {
+        let path = directory + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func verify(_ bytes: [UInt8], _ format: ImageFormat, limits: DecodeLimits = DecodeLimits()) throws -> Result<ImageInfo, DownloadError> {
+        ImageCodec.verify(path: try write(bytes, name: "verify.\(format.rawValue)"), format: format, limits: limits)
+    }
+
+    /// Asserts that verifying `bytes` fails with exactly `message` (and `kind`).
+    func assertRejected(_ bytes: [UInt8], _ format: ImageFormat, _ message: String, kind: DownloadError.Kind = .notAnImage,
+                        limits: DecodeLimits = DecodeLimits(), file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try verify(bytes, format, limits: limits)
+        XCTAssertEqual(result, .failure(DownloadError(kind, message)), file: file, line: line)
+    }
+
+    /// Converts `bytes` and returns the result with the output file's bytes.
+    func convert(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
+                 limits: DecodeLimits = DecodeLimits(),
+                 memoryBudget: Int = ImageCodec.defaultMemoryBudget) throws -> (Result<ConvertedImage, DownloadError>, [UInt8]) {
+        let input = try write(bytes, name: "source.\(format.rawValue)")
+        let outputPath = directory + "/output.\(pixelFormat.rawValue)"
+        let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { unlink(outputPath) }
+        let result = ImageCodec.convert(path: input, format: format, to: pixelFormat, maxDimension: maxDimension, limits: limits,
+                                        output: fd, scratchDirectory: directory, memoryBudget: memoryBudget)
+        close(fd)
+        let output = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outputPath)))
+        return (result, output)
+    }
+
+    /// Converts and decodes the output back to pixels; fails the test if the conversion fails.
+    func convertedImage(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
+                        memoryBudget: Int = ImageCodec.defaultMemoryBudget,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> (ConvertedImage, Image) {
+        let (result, output) = try convert(bytes, format, to: pixelFormat, maxDimension: maxDimension, memoryBudget: memoryBudget)
+        let converted = try result.get()
+        let image = try decodeOutput(output, pixelFormat)
+        XCTAssertEqual(image.width, converted.width, file: file, line: line)
+        XCTAssertEqual(image.height, converted.height, file: file, line: line)
+        XCTAssertEqual(image.channels, converted.channels, file: file, line: line)
+        return (converted, image)
+    }
+
+    /// Pixels of a converted output.
+    func decodeOutput(_ bytes: [UInt8], _ pixelFormat: PixelFormat) throws -> Image {
+        switch pixelFormat {
+        case .png: try decodePNG(bytes)
+        case .ppm, .pam: try NetpbmReader.read(bytes)
+        }
+    }
+
+    /// Decodes a PNG to 8-bit RGB(A) rows with the codec's own row reader.
+    func decodePNG(_ bytes: [UInt8]) throws -> Image {
+        let decoder = try ImageDecoder(path: try write(bytes, name: "readback.png"), format: .png, limits: DecodeLimits())
+        try decoder.start()
+        let out = decoder.output
+        var pixels = [UInt8](repeating: 0, count: out.width * out.height * out.channels)
+        let rowBytes = out.width * out.channels
+        for pass in 0..<out.passes {
+            for y in 0..<out.height {
+                if out.passes > 1 && !decoder.rowInPass(y, pass: pass) {
+                    var scratch = [UInt8](repeating: 0, count: max(1, rowBytes))
+                    try scratch.withUnsafeMutableBufferPointer { buffer throws in try decoder.readRow(into: buffer.baseAddress!) }
+                    continue
+                }
+                try pixels.withUnsafeMutableBufferPointer { buffer throws in try decoder.readRow(into: buffer.baseAddress! + y * rowBytes) }
+            }
+        }
+        try decoder.finish()
+        return Image(width: out.width, height: out.height, channels: out.channels, pixels: pixels)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Glibc
+
+/// A fresh directory under /tmp for one test's output, removed with everything in it.
+struct ScratchDirectory {
+    let path: String
+
+    init(prefix: String = "imgfetch-test") throws {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        path = String(cString: created)
+    }
+
+    /// Every name in the directory, sorted.
+    func entries() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+
+    /// The finished files (names not starting with a dot), sorted.
+    func finalFiles() -> [String] { entries().filter { !$0.hasPrefix(".") } }
+
+    /// Left-over temp files (`.imgfetch-*`).
+    func tempFiles() -> [String] { entries().filter { $0.hasPrefix(".imgfetch-") } }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func contents(of name: String) -> Data? { FileManager.default.contents(atPath: file(name)) }
+
+    /// The inode of `name`, or nil when it does not exist.
+    func inode(of name: String) -> UInt? {
+        var info = stat()
+        return stat(file(name), &info) == 0 ? UInt(info.st_ino) : nil
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
