@@ -23,21 +23,23 @@ extension ImageDownloader {
         base.httpStatus = body.httpStatus
         base.bytes = body.bytes
         base.attempts = body.attempts
-        let format: ImageFormat
-        switch decodeStage.verify(body) {
+        let prepared: PreparedOutput
+        switch decodeStage.prepare(body) {
         case .failure(let error):
             base.error = error
             complete(key: key, transferID: transferID, item: FinishedItem(result: base, outputPath: nil)) { _ in base }
             return
-        case .success(let verified):
-            format = verified
+        case .success(let output):
+            prepared = output
         }
-        base.format = format
+        base.format = prepared.format
+        base.image = prepared.image
+        let format = prepared.format
 
         // Place the body under each distinct file name; callers that join meanwhile are placed too.
         var placed: [String: DownloadResult] = [:]
         var first: DownloadResult?
-        func result(for subscriber: Subscriber) -> DownloadResult? { placed[subscriber.name.fileName(for: format)] }
+        func result(for subscriber: Subscriber) -> DownloadResult? { placed[fileName(subscriber.name, format: format)] }
         while true {
             let item = FinishedItem(result: first ?? base, outputPath: first?.paths.first)
             switch registry.complete(key: key, transferID: transferID, item: item, isServed: { result(for: $0) != nil }) {
@@ -46,8 +48,8 @@ extension ImageDownloader {
                 return
             case .morePending(let subscribers):
                 for subscriber in subscribers where result(for: subscriber) == nil {
-                    let name = subscriber.name.fileName(for: format)
-                    let outcome = place(body.tempFile, as: name, isFirst: placed.isEmpty, base: base)
+                    let name = fileName(subscriber.name, format: format)
+                    let outcome = place(prepared.file, as: name, isFirst: placed.isEmpty, base: base)
                     placed[name] = outcome
                     if first == nil, outcome.status != .failed { first = outcome }
                 }
@@ -62,7 +64,7 @@ extension ImageDownloader {
             Self.deliver(item.result, to: subscriber, coalesced: true)
             return
         }
-        let path = OutputPaths.join(configuration.outputDirectory, subscriber.name.fileName(for: format))
+        let path = OutputPaths.join(configuration.outputDirectory, fileName(subscriber.name, format: format))
         guard path != source else {
             Self.deliver(item.result, to: subscriber, coalesced: true)
             return

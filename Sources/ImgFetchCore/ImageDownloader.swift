@@ -24,7 +24,7 @@ public final class ImageDownloader: Sendable {
     init(configuration: DownloaderConfiguration, transport: DownloadTransport) {
         self.configuration = configuration
         self.transport = transport
-        decodeStage = DecodeStage(threads: configuration.decodeThreads)
+        decodeStage = DecodeStage(configuration: configuration)
         namer = Mutex(FileNamer(scheme: configuration.naming))
     }
 
@@ -131,9 +131,22 @@ public final class ImageDownloader: Sendable {
 
     static let cancelled = DownloadError(.cancelled, "cancelled")
 
+    /// The file name an output of `format` gets under `name`: the format's extension, or the pixel format's.
+    func fileName(_ name: OutputName, format: ImageFormat) -> String {
+        switch configuration.saveAs {
+        case .original: name.fileName(for: format)
+        case .pixels(let pixels): name.fileName(extension: pixels.fileExtension, accepting: [pixels.fileExtension])
+        }
+    }
+
     /// With `--skip-existing`, a file already saved under this item's name means no download at all.
     private func existingFile(for name: OutputName) -> String? {
-        for candidate in name.possibleFileNames {
+        let candidates: [String]
+        switch configuration.saveAs {
+        case .original: candidates = name.possibleFileNames
+        case .pixels: candidates = [fileName(name, format: .jpeg)]
+        }
+        for candidate in candidates {
             let path = OutputPaths.join(configuration.outputDirectory, candidate)
             if access(path, F_OK) == 0 { return path }
         }

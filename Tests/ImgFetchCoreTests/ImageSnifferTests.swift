@@ -74,7 +74,7 @@ final class ImageSnifferTests: XCTestCase {
     // MARK: - Not an image
 
     func testEmptyBody() {
-        XCTAssertEqual(ImageSniffer.sniff([UInt8]()), .notAnImage("empty body"))
+        XCTAssertEqual(ImageSniffer.sniff([UInt8]()), .notAnImage("not an image: empty body"))
     }
 
     func testHTML() {

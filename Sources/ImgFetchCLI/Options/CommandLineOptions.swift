@@ -45,6 +45,14 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var insecure = false
     /// Follow redirects from https to http.
     public var allowDowngrade = false
+    /// What is written for each image.
+    public var saveAs: SaveAsChoice = .original
+    /// With decompressed outputs: the longest side after downscaling.
+    public var maxDimension: Int?
+    /// Skip full decoding (bodies are still sniffed).
+    public var noDecode = false
+    /// Largest width × height decoded.
+    public var maxPixels = DecodeLimits().maxPixels
     /// Largest body accepted, in bytes.
     public var maxSize: Int64 = 64 << 20
     /// Where file names come from.
@@ -89,6 +97,10 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.maxSize = maxSize
         configuration.existingFiles = existingFiles
         configuration.naming = naming
+        configuration.saveAs = saveAs.configuration
+        configuration.maxDimension = maxDimension
+        configuration.verifyImages = !noDecode
+        configuration.decodeLimits.maxPixels = maxPixels
         return configuration
     }
 }
@@ -103,4 +115,18 @@ public enum ProgressMode: String, Sendable, Equatable {
     case plain
     /// No progress.
     case none
+}
+
+/// `--save-as`: the original bytes, or decompressed pixels in one of three formats.
+public enum SaveAsChoice: String, Sendable, Equatable {
+    case original, png, ppm, pam
+
+    var configuration: SaveAs {
+        switch self {
+        case .original: .original
+        case .png: .pixels(.png)
+        case .ppm: .pixels(.ppm)
+        case .pam: .pixels(.pam)
+        }
+    }
 }

@@ -40,6 +40,15 @@ public enum HelpText {
               --cookie-jar FILE      read and write cookies in FILE (default off)
               --insecure             skip TLS certificate verification (default off)
               --allow-downgrade      follow redirects from https to http (default off)
+              --save-as FORMAT       original (the verified bytes), png, ppm or pam
+                                     (decompressed pixels, EXIF orientation
+                                     applied) (default original)
+              --max-dimension N      with png/ppm/pam: downscale so the longer
+                                     side is at most N pixels
+              --no-decode            skip full decoding; bodies are still checked
+                                     by their magic bytes
+              --max-pixels N         largest width x height decoded
+                                     (default 178956970)
               --max-size BYTES       largest body accepted; suffixes k, M, G are
                                      powers of 1024 (default 64M)
               --name url|hash        file names from the URL's last path segment,

@@ -146,6 +146,7 @@ public enum OptionParser {
         case .skipExisting: options.existingFiles = .skip
         case .quiet: options.quiet = true
         case .jsonl: options.jsonl = true
+        case .noDecode: options.noDecode = true
         case .help: options.action = .help
         // Help wins over version whatever their order: asking for help is never a mistake.
         case .version: if options.action != .help { options.action = .version }
@@ -193,6 +194,15 @@ public enum OptionParser {
             options.progressInterval = try ValueParser.seconds(value, for: spelling)
         case .report:
             options.reportFile = try ValueParser.path(value, for: spelling)
+        case .saveAs:
+            guard let choice = SaveAsChoice(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm or pam"))
+            }
+            options.saveAs = choice
+        case .maxDimension:
+            options.maxDimension = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
+        case .maxPixels:
+            options.maxPixels = try ValueParser.integer(value, in: 1...Int(Int32.max) * 64, for: spelling)
         }
     }
 }
@@ -201,13 +211,14 @@ public enum OptionParser {
 enum Option: Equatable, Sendable {
     /// Options that stand alone.
     enum Flag: Equatable, Sendable {
-        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, help, version
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, help, version
     }
 
     /// Options that take exactly one value.
     enum Valued: Equatable, Sendable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
         case header, userAgent, user, cookieJar, maxSize, name, progress, progressInterval, report
+        case saveAs, maxDimension, maxPixels
     }
 
     case flag(Flag)
@@ -230,7 +241,11 @@ enum Option: Equatable, Sendable {
         ("cookie-jar", nil, .valued(.cookieJar)),
         ("insecure", nil, .flag(.insecure)),
         ("allow-downgrade", nil, .flag(.allowDowngrade)),
+        ("save-as", nil, .valued(.saveAs)),
+        ("max-dimension", nil, .valued(.maxDimension)),
+        ("no-decode", nil, .flag(.noDecode)),
         ("max-size", nil, .valued(.maxSize)),
+        ("max-pixels", nil, .valued(.maxPixels)),
         ("name", nil, .valued(.name)),
         ("overwrite", nil, .flag(.overwrite)),
         ("skip-existing", nil, .flag(.skipExisting)),

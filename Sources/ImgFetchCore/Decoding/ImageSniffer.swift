@@ -11,7 +11,7 @@ public enum ImageSniffer {
 
     public static func sniff<Bytes: Collection<UInt8>>(_ head: Bytes) -> Verdict {
         let b = Array(head.prefix(headLength))
-        if b.isEmpty { return .notAnImage("empty body") }
+        if b.isEmpty { return .notAnImage("not an image: empty body") }
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
             b.count >= offset + magic.count && Array(b[offset..<offset + magic.count]) == magic
         }

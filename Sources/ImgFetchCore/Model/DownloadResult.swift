@@ -13,6 +13,9 @@ public struct DownloadResult: Sendable {
     public var bytes: Int64 = 0
     /// The sniffed image format.
     public var format: ImageFormat?
+    /// What the image's header says (size, channels, bit depth) and whether it was fully decoded;
+    /// nil for formats imgfetch does not decode.
+    public var image: ImageInfo?
     /// Network attempts made (0 when the item never reached the network).
     public var attempts = 0
     /// True when the item shared another request's transfer instead of making its own.

@@ -37,6 +37,14 @@ public struct DownloaderConfiguration: Sendable {
     public var allowDowngrade = false
     /// Largest body accepted, in bytes.
     public var maxSize: Int64 = 64 << 20
+    /// What is written: the verified original bytes, or decompressed pixels.
+    public var saveAs: SaveAs = .original
+    /// With decompressed outputs: downscale so the longer side is at most this.
+    public var maxDimension: Int?
+    /// Decode every JPEG and PNG fully before saving it (`--no-decode` turns this off; bodies are still sniffed).
+    public var verifyImages = true
+    /// What the decoder refuses before allocating (`--max-pixels` and friends).
+    public var decodeLimits = DecodeLimits()
     /// Where file names come from when a request gives none.
     public var naming: FileNamer.Scheme = .url
     /// Shortest interval between two progress events of one transfer, in seconds (the last event is always delivered).
@@ -67,4 +75,12 @@ public enum ExecutionOrder: String, Sendable {
 public enum ExistingFilePolicy: String, Sendable {
     case skip
     case overwrite
+}
+
+/// What is written for each image (`--save-as`).
+public enum SaveAs: Sendable, Equatable {
+    /// The verified original bytes.
+    case original
+    /// Decompressed pixels, EXIF orientation applied.
+    case pixels(PixelFormat)
 }

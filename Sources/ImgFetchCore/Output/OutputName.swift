@@ -18,11 +18,16 @@ public struct OutputName: Sendable, Equatable {
 
     /// The final file name for a body of the given format.
     public func fileName(for format: ImageFormat) -> String {
+        fileName(extension: format.fileExtension, accepting: format.acceptedExtensions)
+    }
+
+    /// The final file name for an output with extension `ext`; a given extension in `accepted` is kept as written.
+    public func fileName(extension ext: String, accepting accepted: Set<String>) -> String {
         if isExplicit { return stem }
-        if let given = givenExtension, format.acceptedExtensions.contains(given.lowercased()) {
+        if let given = givenExtension, accepted.contains(given.lowercased()) {
             return "\(stem).\(given)"
         }
-        return "\(stem).\(format.fileExtension)"
+        return "\(stem).\(ext)"
     }
 
     /// Every file name this item could end up with, most likely first; used to skip existing files before downloading.

@@ -39,6 +39,9 @@ public final class TempFile: @unchecked Sendable {
         throw DownloadError(.filesystem, "cannot create a unique temp file in \(directory)")
     }
 
+    /// The open write descriptor (for writers that stream into the file themselves); -1 once closed.
+    var writeDescriptor: Int32 { descriptor }
+
     /// Appends all of `bytes`; returns errno on failure.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
         var offset = 0

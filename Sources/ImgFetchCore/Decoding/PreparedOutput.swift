@@ -1,0 +1,7 @@
+/// A checked body, ready to be placed under its callers' names: the file to place (the body
+/// itself, or its decompressed pixels) and what the decoder learned.
+struct PreparedOutput {
+    let format: ImageFormat
+    let image: ImageInfo?
+    let file: TempFile
+}

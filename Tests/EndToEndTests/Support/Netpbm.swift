@@ -1,0 +1,70 @@
+import Foundation
+
+/// A decoded PPM (P6) or PAM (P7) file: size, channels and the raw 8-bit samples.
+struct NetpbmImage: Equatable {
+    let width: Int
+    let height: Int
+    let depth: Int
+    let pixels: Data
+
+    /// Parses P6 (`P6 W H 255` then RGB) and P7 (`WIDTH/HEIGHT/DEPTH/MAXVAL/TUPLTYPE … ENDHDR`).
+    init?(_ data: Data) {
+        let bytes = [UInt8](data)
+        var index = 0
+        func token() -> String? {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
+            let start = index
+            while index < bytes.count, !(bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D) { index += 1 }
+            return start < index ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
+        }
+        switch token() {
+        case "P6":
+            guard let w = token().flatMap(Int.init), let h = token().flatMap(Int.init), token() == "255" else { return nil }
+            width = w
+            height = h
+            depth = 3
+        case "P7":
+            var fields: [String: String] = [:]
+            while let key = token(), key != "ENDHDR" { fields[key] = token() }
+            guard let w = fields["WIDTH"].flatMap(Int.init), let h = fields["HEIGHT"].flatMap(Int.init),
+                  let d = fields["DEPTH"].flatMap(Int.init), fields["MAXVAL"] == "255" else { return nil }
+            width = w
+            height = h
+            depth = d
+        default:
+            return nil
+        }
+        index += 1  // the single whitespace byte before the samples
+        guard bytes.count - index == width * height * depth else { return nil }
+        pixels = Data(bytes[index...])
+    }
+
+    /// The same pixels without the alpha channel (RGBA → RGB).
+    var rgb: NetpbmImage {
+        guard depth == 4 else { return self }
+        var out = Data(capacity: width * height * 3)
+        for offset in stride(from: 0, to: pixels.count, by: 4) { out.append(pixels[pixels.startIndex + offset..<pixels.startIndex + offset + 3]) }
+        return NetpbmImage(width: width, height: height, depth: 3, pixels: out)
+    }
+
+    init(width: Int, height: Int, depth: Int, pixels: Data) {
+        self.width = width
+        self.height = height
+        self.depth = depth
+        self.pixels = pixels
+    }
+
+    /// Runs a reference decoder (`djpeg`, `pngtopam`) on `file` and parses its output.
+    static func reference(_ tool: String, _ arguments: [String], file: URL) throws -> NetpbmImage? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments + [file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return NetpbmImage(data)
+    }
+}
