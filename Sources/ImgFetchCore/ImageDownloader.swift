@@ -22,6 +22,8 @@ public final class ImageDownloader: Sendable {
     }
 
     init(configuration: DownloaderConfiguration, transport: DownloadTransport) {
+        // A run killed with SIGKILL leaves its temp files behind; the next run in the directory clears them.
+        TempFile.removeStale(in: configuration.outputDirectory)
         self.configuration = configuration
         self.transport = transport
         decodeStage = DecodeStage(configuration: configuration)

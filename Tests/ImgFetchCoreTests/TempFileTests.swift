@@ -232,3 +232,26 @@ final class TempFileTests: XCTestCase {
         return info.st_mode & 0o7777
     }
 }
+
+/// `TempFile.removeStale(in:)`: temp files of dead runs go, those of live runs stay.
+final class StaleTempFileTests: XCTestCase {
+    func testRemovesTempFilesOfDeadProcessesOnly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-stale-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // PID 1 is alive; a PID above pid_max is not.
+        let names = [".imgfetch-1-abc.part", ".imgfetch-99999999-abc.part", ".imgfetch-99999999-abc.part.side",
+                     ".imgfetch-\(getpid())-mine.part", "photo.jpg", ".imgfetch-notapid.part"]
+        for name in names { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
+
+        XCTAssertEqual(TempFile.removeStale(in: directory.path), 2)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        XCTAssertEqual(left, [".imgfetch-1-abc.part", ".imgfetch-\(getpid())-mine.part", ".imgfetch-notapid.part", "photo.jpg"].sorted())
+    }
+
+    func testNewTempFilesCarryThisProcesssPID() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let file = try TempFile.create(in: directory)
+        XCTAssertTrue((file.path as NSString).lastPathComponent.hasPrefix(".imgfetch-\(getpid())-"), file.path)
+    }
+}

@@ -7,6 +7,10 @@ enum ListLineParser {
         guard let first = fields.first, !first.hasPrefix("#") else { return .skip }
         let urlText = String(first)
         func invalid(_ reason: String) -> ListEntry { .invalid(text: urlText, reason: reason) }
+        // C strings end at NUL: "http://a\0b" would otherwise reach libcurl as "http://a".
+        if let control = line.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+            return invalid("control character 0x\(String(control.value, radix: 16, uppercase: true)) in the line (not a URL list?)")
+        }
 
         var outName: String?
         var priority: RequestPriority?

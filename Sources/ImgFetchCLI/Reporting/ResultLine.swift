@@ -23,9 +23,10 @@ enum ResultLine {
         return "failed \(clean(item.displayURL)): \(clean(error.message))\(tries)\n"
     }
 
-    /// Tabs and line breaks in a field would break the one-line, tab-separated format.
+    /// Tabs, line breaks and other control characters in a field would break the one-line,
+    /// tab-separated format (or a terminal): each becomes a space.
     static func clean(_ text: String) -> String {
         // By scalar: "\r\n" is one Character and would slip past a Character comparison.
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 }

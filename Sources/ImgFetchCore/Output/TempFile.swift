@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// A body's temp file in the output directory: created exclusively, never followed through a
@@ -27,16 +28,35 @@ public final class TempFile: @unchecked Sendable {
         if !committed { unlink(path) }
     }
 
-    /// Creates `DIR/.imgfetch-RANDOM.part` with `O_CREAT|O_EXCL|O_NOFOLLOW`; the mode respects the umask.
+    /// Temp file names start with this, then the creating process's PID and `-`.
+    static let namePrefix = ".imgfetch-"
+
+    /// Creates `DIR/.imgfetch-PID-RANDOM.part` with `O_CREAT|O_EXCL|O_NOFOLLOW`; the mode respects the umask.
     static func create(in directory: String) throws(DownloadError) -> TempFile {
         for _ in 0..<8 {
-            let name = ".imgfetch-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + ".part"
+            let name = "\(namePrefix)\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + ".part"
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 { return TempFile(path: path, descriptor: fd) }
             if errno != EEXIST { throw DownloadError(.filesystem, "cannot create a temp file in \(directory): \(Errno.describe())") }
         }
         throw DownloadError(.filesystem, "cannot create a unique temp file in \(directory)")
+    }
+
+    /// Removes temp files that runs killed with SIGKILL (or a power loss) left in `directory`. The
+    /// PID in each name tells whether its creator still runs; a live run's temp files are kept.
+    /// Returns how many were removed.
+    @discardableResult
+    public static func removeStale(in directory: String) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(namePrefix) {
+            let rest = name.dropFirst(namePrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// The open write descriptor (for writers that stream into the file themselves); -1 once closed.

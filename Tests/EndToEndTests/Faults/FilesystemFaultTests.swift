@@ -1,0 +1,157 @@
+import Foundation
+import XCTest
+
+/// Issue 6, filesystem: hostile names, planted symlinks, full disks, stale temp files, bad output directories.
+final class FilesystemFaultTests: EndToEndTestCase {
+    // MARK: - Names from hostile URLs
+
+    func testHostileURLNamesLandInsideTheOutputDirectoryUnderSafeNames() throws {
+        let data = try addJPEG("x.jpg")
+        let long = String(repeating: "a", count: 5000)
+        // Every path ends (after the server's own prefixes) at /files/x.jpg, through a redirect, so
+        // the list URL's last segment is whatever hostile text the test wants.
+        let target = server.url("/files/x.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let segments = ["..%2Fx", "%2e%2e%2f%2e%2e%2fetc%2fx", "%2Fetc%2Fx", "%2f", ".", "..", ".bashrc",
+                        "a%0D%0Ab", "nul%00byte", "", long, "..%5C..%5Cwin"]
+        let list = segments.enumerated().map { index, segment in
+            server.url("/redirect-to/\(index)/\(segment)?url=\(target)")
+        }
+        let result = try fetch(list, ["-j", "4"])
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        XCTAssertEqual(result.results.count, segments.count)
+        let files = try outputFiles()
+        XCTAssertEqual(files.count, segments.count, "\(files)")
+        for file in files {
+            XCTAssertFalse(file.hasPrefix("."), "dot-file: \(file)")
+            XCTAssertFalse(file.contains("/") || file.contains("\r") || file.contains("\n") || file.contains("\0"), file)
+            XCTAssertLessThanOrEqual(file.utf8.count, 255, file)
+            XCTAssertEqual(try outputData(file), data, file)
+        }
+        for line in result.results where line.count == 3 {
+            XCTAssertTrue(line[2].hasPrefix(outputDirectory + "/"), line[2])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.file("x").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.file("x.jpg").path))
+    }
+
+    // MARK: - Symlinks and existing files
+
+    func testASymlinkAtTheFinalPathIsNeverFollowed() throws {
+        _ = try addJPEG("x.jpg")
+        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        let victim = scratch.file("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let link = URL(fileURLWithPath: outputDirectory).appendingPathComponent("x.jpg")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
+
+        let skipped = try fetch([server.url("/files/x.jpg")])
+        XCTAssertEqual(skipped.results.first?[0], "skipped", "a symlink at the final path counts as an existing file")
+        XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8))
+
+        let replaced = try fetch([server.url("/files/x.jpg")], ["--overwrite"])
+        XCTAssertEqual(replaced.exitCode, 0, replaced.stderr)
+        XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8), "the link's target is untouched")
+        let attributes = try FileManager.default.attributesOfItem(atPath: link.path)
+        XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular, "the link itself was replaced")
+    }
+
+    func testADanglingSymlinkIsNotWrittenThrough() throws {
+        _ = try addJPEG("x.jpg")
+        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        let target = scratch.file("created-through-link")
+        try FileManager.default.createSymbolicLink(atPath: outputDirectory + "/x.jpg", withDestinationPath: target.path)
+        _ = try fetch([server.url("/files/x.jpg")])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+    }
+
+    // MARK: - Write errors
+
+    func testAFullDiskFailsCleanlyAndLeavesNoFile() throws {
+        let mountPoint = scratch.file("tiny")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here (needs root)")
+        }
+        defer { _ = run("/bin/umount", [mountPoint.path]) }
+        let data = try addJPEG("small.jpg")
+        let big = server.url("/big/2000000")
+        let small = server.url("/files/small.jpg")
+        let list = try scratch.write("urls.txt", big + "\n" + small + "\n")
+        let result = try ImgFetchRunner.run([list, "-o", mountPoint.path, "-j", "1", "--max-size", "10M"])
+
+        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertTrue(result.result(for: big)?[2].contains("No space left on device") ?? false, result.stdout)
+        XCTAssertEqual(result.result(for: small)?[0], "saved", "the failed body's temp file was removed, freeing the space")
+        let files = try FileManager.default.contentsOfDirectory(atPath: mountPoint.path)
+        XCTAssertEqual(files, ["small.jpg"])
+        XCTAssertEqual(try Data(contentsOf: mountPoint.appendingPathComponent("small.jpg")), data)
+    }
+
+    // MARK: - Output directory
+
+    func testAMissingOutputDirectoryIsCreated() throws {
+        _ = try addJPEG("x.jpg")
+        let nested = scratch.file("a/b/c").path
+        let list = try scratch.write("urls.txt", server.url("/files/x.jpg") + "\n")
+        let result = try ImgFetchRunner.run([list, "-o", nested])
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: nested + "/x.jpg"))
+    }
+
+    func testAnOutputDirectoryThatIsAFileExits2BeforeAnyDownload() throws {
+        let file = try scratch.write("not-a-dir", "x")
+        let list = try scratch.write("urls.txt", server.url("/files/x.jpg") + "\n")
+        let result = try ImgFetchRunner.run([list, "-o", file])
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertTrue(result.stderr.contains("not a directory") || result.stderr.contains("output directory"), result.stderr)
+        XCTAssertEqual(try server.requests().count, 0)
+    }
+
+    func testAReadOnlyOutputDirectoryExits2BeforeAnyDownload() throws {
+        let directory = scratch.file("ro")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Root ignores permission bits, so make it read-only the way root cannot ignore: a read-only bind mount.
+        guard run("/bin/mount", ["--bind", "-o", "ro", directory.path, directory.path]) == 0
+                || run("/bin/mount", ["-o", "remount,ro,bind", directory.path]) == 0 else {
+            throw XCTSkip("cannot make a read-only mount here")
+        }
+        defer { _ = run("/bin/umount", [directory.path]) }
+        _ = run("/bin/mount", ["-o", "remount,ro,bind", directory.path])
+        let list = try scratch.write("urls.txt", server.url("/files/x.jpg") + "\n")
+        let result = try ImgFetchRunner.run([list, "-o", directory.path])
+        XCTAssertEqual(result.exitCode, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("cannot write to output directory"), result.stderr)
+        XCTAssertEqual(try server.requests().count, 0)
+    }
+
+    // MARK: - kill -9
+
+    func testAfterKill9TheNextRunLeavesNoPartialFilesAndCompletesTheSet() throws {
+        let names = try server.addSamples(count: 4)
+        let slow = names.map { server.url("/drip/2000/files/\($0)") }
+        let list = try scratch.write("urls.txt", slow.joined(separator: "\n") + "\n")
+        let running = try RunningImgFetch([list, "-o", outputDirectory, "-j", "4"])
+        XCTAssertTrue(try eventually { try outputFiles().contains { $0.hasPrefix(".imgfetch-") } }, "no temp file appeared")
+        running.signal(SIGKILL)
+        _ = try running.wait()
+        let leftovers = try outputFiles()
+        XCTAssertTrue(leftovers.allSatisfy { $0.hasPrefix(".imgfetch-") }, "nothing at a final path: \(leftovers)")
+
+        let fast = names.map { server.url("/files/\($0)") + " out=\($0)" }
+        let second = try fetch(fast)
+        XCTAssertEqual(second.exitCode, 0, second.stderr)
+        XCTAssertEqual(try outputFiles(), names, "the stale temp files are gone and the set is complete")
+        for name in names { XCTAssertEqual(try outputData(name), try server.fileData(name)) }
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
