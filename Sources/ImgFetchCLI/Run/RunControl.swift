@@ -19,11 +19,19 @@ final class RunControl: @unchecked Sendable {
     private var outstanding = 0
     private var listDone = false
     private var ending: RunEnding?
+    /// Most items admitted and not yet finished: the list reader waits beyond this, so a list of
+    /// millions of lines never sits in memory at once.
+    let maxOutstanding: Int
 
-    /// Counts a new item as outstanding, unless the run is stopping.
+    init(maxOutstanding: Int = 4096) {
+        self.maxOutstanding = maxOutstanding
+    }
+
+    /// Counts a new item as outstanding, waiting while `maxOutstanding` items are; false when the run is stopping.
     func admit() -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        while accepting && outstanding >= maxOutstanding { condition.wait() }
         guard accepting else { return false }
         outstanding += 1
         return true

@@ -19,9 +19,11 @@ public struct FileNamer {
     public static let maxExplicitBytes = 240
 
     public let scheme: Scheme
-    /// Claimed names (lowercased, so case-insensitive file systems are safe too) → hash of the URL that claimed them.
-    /// A hash, not the URL, keeps a million-line list small; a false match would only add a suffix.
-    private var claims: [String: Int] = [:]
+    /// Claimed names → hash of the URL that claimed them. Names are keyed by a 64-bit FNV-1a hash of
+    /// their lowercased stem (case-insensitive file systems are safe too) and URLs by their hash:
+    /// hashes keep a million-line list small, FNV keeps the keys the same on every run, and a false
+    /// match (odds about n²/2⁶⁵) would only add a suffix.
+    private var claims: [UInt64: Int] = [:]
 
     public init(scheme: Scheme) {
         self.scheme = scheme
@@ -38,10 +40,10 @@ public struct FileNamer {
             name = Self.split(Self.sanitize(url.lastPathSegment))
         }
         let identity = url.normalized.hashValue
-        if let owner = claims[Self.claimKey(name)], owner != identity {
+        if let owner = claims[Self.fnv1a(Self.claimKey(name))], owner != identity {
             name = Self.disambiguate(name, for: url)
         }
-        claims[Self.claimKey(name)] = identity
+        claims[Self.fnv1a(Self.claimKey(name))] = identity
         return name
     }
 
@@ -49,6 +51,16 @@ public struct FileNamer {
     /// and a URL's `cat` (which may become `cat.jpg`) collide, as do `A.jpg` and `a.png`.
     static func claimKey(_ name: OutputName) -> String {
         (name.isExplicit ? split(name.stem).stem : name.stem).lowercased()
+    }
+
+    /// 64-bit FNV-1a: a stable hash (Swift's `Hasher` is seeded per process).
+    static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 
     /// A safe basename: separators and control characters become `_`, leading dots go, never empty, never too long.

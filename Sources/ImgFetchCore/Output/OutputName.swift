@@ -30,11 +30,14 @@ public struct OutputName: Sendable, Equatable {
         return "\(stem).\(ext)"
     }
 
-    /// Every file name this item could end up with, most likely first; used to skip existing files before downloading.
+    /// The file names to look for before downloading, to skip items saved by an earlier run: the
+    /// name as given when it has an image extension (one `access` per item, which matters for
+    /// million-line lists; a body of another format is still caught when it is placed), otherwise
+    /// every name the sniffed format could give it.
     public var possibleFileNames: [String] {
         if isExplicit { return [stem] }
+        if let given = givenExtension { return ["\(stem).\(given)"] }
         var names: [String] = []
-        if let given = givenExtension { names.append("\(stem).\(given)") }
         for format in ImageFormat.allCases {
             let name = "\(stem).\(format.fileExtension)"
             if !names.contains(name) { names.append(name) }

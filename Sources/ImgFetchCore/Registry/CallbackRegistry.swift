@@ -10,6 +10,14 @@ final class CallbackRegistry: @unchecked Sendable {
     private let queue = DispatchQueue(label: "imgfetch.registry", attributes: .concurrent)
     private var entries: [String: Entry] = [:]
     private var finished: [String: FinishedItem] = [:]
+    /// Keys of `finished`, oldest first: beyond `finishedCapacity` the oldest are forgotten, so a
+    /// run over millions of URLs stays small (a duplicate that far apart is fetched again).
+    private var finishedOrder = Deque<String>()
+    let finishedCapacity: Int
+
+    init(finishedCapacity: Int = 16_384) {
+        self.finishedCapacity = finishedCapacity
+    }
 
     private struct Entry {
         let transfer: Transfer
@@ -76,7 +84,10 @@ final class CallbackRegistry: @unchecked Sendable {
             let unserved = entry.subscribers.filter { !isServed($0) }
             guard unserved.isEmpty else { return .morePending(unserved) }
             entries[key] = nil
-            finished[key] = item
+            if finished.updateValue(item, forKey: key) == nil {
+                finishedOrder.append(key)
+                if finishedOrder.count > finishedCapacity, let oldest = finishedOrder.popFirst() { finished[oldest] = nil }
+            }
             return .done(entry.subscribers)
         }
     }
