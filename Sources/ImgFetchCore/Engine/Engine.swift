@@ -46,8 +46,12 @@ final class Engine: @unchecked Sendable {
 
     /// Hands `transfer` to the engine thread; it starts when the scheduler admits it.
     func submit(_ transfer: Transfer) {
-        inbox.withLock { $0.submitted.append(transfer) }
-        curl_multi_wakeup(multi)
+        let wasEmpty = inbox.withLock { box in
+            box.submitted.append(transfer)
+            return box.submitted.count == 1
+        }
+        // A non-empty inbox already has a wakeup on its way: one per batch, not one per URL.
+        if wasEmpty { curl_multi_wakeup(multi) }
     }
 
     /// Cancels a transfer wherever it is; its outcome is a `cancelled` failure.
@@ -64,8 +68,9 @@ final class Engine: @unchecked Sendable {
 
     /// The consumer is done with one outcome: another transfer may be admitted.
     func release() {
-        unreleased.subtract(1, ordering: .relaxed)
-        curl_multi_wakeup(multi)
+        let before = unreleased.subtract(1, ordering: .relaxed).oldValue
+        // Only a full backlog holds admission back; below it the engine needs no nudge.
+        if before >= configuration.decodeBacklog { curl_multi_wakeup(multi) }
     }
 
     /// Lets the engine finish what it has, then stops its thread and frees libcurl's state.
