@@ -2,13 +2,20 @@
 """Scriptable HTTP/1.1 test server for imgfetch end-to-end tests (stdlib only).
 
     testserver.py --root DIR [--log FILE] [--bind 127.0.0.1] [--port 0] [--max-seconds 600]
+                  [--tls-cert FILE --tls-key FILE]
 
 Loopback only (127.0.0.1 or ::1). Prints one line "PORT <n>" on stdout, then
 serves until SIGTERM/SIGINT or --max-seconds (0 = forever). Keep-alive works;
 responses carry Content-Length unless a fault says otherwise (1xx/204/304 carry
 neither body nor length). All methods route alike; HEAD gets headers only.
+With --tls-cert/--tls-key (PEM) the one port speaks both: a connection whose
+first byte starts a TLS handshake is served over HTTPS, any other as plain
+HTTP, so https://HOST:PORT and http://HOST:PORT differ in nothing but the
+scheme (a failed handshake, e.g. the client rejecting the certificate, just
+closes that connection).
 --log FILE appends, before handling, one JSON line per request:
-  {"method": "GET", "path": "/raw/path?q", "headers": {"Name": "a, b"}, "time": 1.7e9}
+  {"method": "GET", "path": "/raw/path?q", "headers": {"Name": "a, b"}, "time": 1.7e9,
+   "tls": false}
 
 Grammar: prefixes compose, each consumes its segments and handles the rest,
 e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
@@ -24,6 +31,11 @@ e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
   /nolength/<rest>                 no Content-Length, Connection: close
   /chunked/<rest>                  Transfer-Encoding: chunked, 4096-byte chunks
   /length/<n>/<rest>               Content-Length: n (a lie), real body, then close
+  /content-length/<%-value>/<rest> send "Content-Length: <value>" verbatim instead of the
+                                   real one (repeat the prefix for several headers, in
+                                   URL order), real body, then close
+  /status-line/<%-line>/<rest>     send the bytes of <line> verbatim instead of the status
+                                   line, then rest's headers and body, then close
   /hang                            never answer (closes after 120 s)
   /empty                           close without sending a byte
   /redirect/<n>/<rest>             n>0: 302 Location: /redirect/<n-1>/<rest>; 0: rest
@@ -39,6 +51,7 @@ e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
   /retry-after-date/<count>/<secs>/<key>/<rest>  Retry-After: HTTP-date (now + secs)
   /type/<%-content-type>/<rest>    override Content-Type
   /headers/<kib>/<rest>            add X-Big: aaa... of <kib> KiB
+  /header/<%-name>/<%-value>/<rest>  add the response header <name>: <value>
   /big/<bytes>                     image/jpeg FF D8 FF E0 + zeros, streamed, with length
   /bigstream/<bytes>               same, no Content-Length, close-delimited
   /echo-headers                    200 application/json of the request headers
@@ -57,6 +70,7 @@ import mimetypes
 import os
 import signal
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -80,6 +94,8 @@ class Response:
         self.drip = None           # bytes per second
         self.cut = None            # (n, "close" | "reset")
         self.action = None         # "hang" | "empty"
+        self.raw_lengths = []      # Content-Length values sent verbatim instead of the real one
+        self.status_line = None    # bytes sent instead of "HTTP/1.1 <status> <reason>"
 
     def set_header(self, name, value):
         self.headers = [(k, v) for k, v in self.headers if k.lower() != name.lower()]
@@ -189,7 +205,10 @@ def r_delay(c):
 @route("chunked")
 @route("type", 1)
 @route("headers", 1)
+@route("header", 2)
 @route("set-cookie", 2)
+@route("content-length", 1)
+@route("status-line", 1)
 def r_modifier(c):
     """Prefixes that handle the rest first, then alter its response."""
     r, a, name = c.handle_rest(), c.args, c.name
@@ -207,8 +226,14 @@ def r_modifier(c):
         r.set_header("Content-Type", urllib.parse.unquote(a[0]))
     elif name == "headers":
         r.headers.append(("X-Big", "a" * (int(a[0]) * 1024)))
+    elif name == "header":
+        r.headers.append((urllib.parse.unquote(a[0]), urllib.parse.unquote(a[1])))
     elif name == "set-cookie":
         r.headers.append(("Set-Cookie", "%s=%s; Path=/" % (a[0], a[1])))
+    elif name == "content-length":
+        r.raw_lengths.insert(0, urllib.parse.unquote(a[0]))
+    elif name == "status-line":
+        r.status_line = urllib.parse.unquote_to_bytes(a[0])
     return r
 
 
@@ -407,9 +432,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             STOP.wait(HANG_SECONDS)
             return self.abort(False)
         has_body = not (r.status < 200 or r.status in (204, 304))
-        closing = bool(r.framing == "close" or r.cut or r.lie is not None or self.close_connection)
-        headers = list(r.headers)
-        if has_body and r.framing == "length":  # 1xx/204/304: no body, no Content-Length
+        closing = bool(r.framing == "close" or r.cut or r.lie is not None or r.raw_lengths
+                       or r.status_line is not None or self.close_connection)
+        headers = list(r.headers) + [("Content-Length", v) for v in r.raw_lengths]
+        if has_body and r.framing == "length" and not r.raw_lengths:  # 1xx/204/304: no body, no length
             headers.append(("Content-Length", str(r.lie if r.lie is not None else r.length())))
         elif has_body and r.framing == "chunked":
             headers.append(("Transfer-Encoding", "chunked"))
@@ -419,10 +445,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             reason = http.HTTPStatus(r.status).phrase
         except ValueError:
             reason = "Status"
-        head = ["HTTP/1.1 %d %s" % (r.status, reason), "Date: " + self.date_time_string(),
-                "Server: " + self.server_version]
+        head = ["Date: " + self.date_time_string(), "Server: " + self.server_version]
         head += ["%s: %s" % kv for kv in headers]
-        self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+        status = r.status_line if r.status_line is not None else ("HTTP/1.1 %d %s" % (r.status, reason)).encode()
+        self.wfile.write(status + b"\r\n" + ("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
         if has_body and self.command != "HEAD":
             chunks = r.chunks()
             if r.cut:
@@ -449,17 +475,38 @@ class Server(http.server.ThreadingHTTPServer):
     block_on_close = False  # idle keep-alive clients must not delay shutdown
     allow_reuse_address = True
 
-    def __init__(self, addr, root, log_path):
+    def __init__(self, addr, root, log_path, tls=None):
         super().__init__(addr, Handler)
         self.root = root
+        self.tls = tls             # ssl.SSLContext, or None for plain HTTP only
         self.lock = threading.Lock()
         self.counters = {}
         self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None
 
+    def finish_request(self, request, client_address):
+        """Runs on the connection's thread: with TLS on, a handshake's first byte (0x16) selects HTTPS."""
+        if self.tls is None:
+            return super().finish_request(request, client_address)
+        try:
+            request.settimeout(HANG_SECONDS)  # for the peek and the handshake only
+            first = request.recv(1, socket.MSG_PEEK)
+            if first != b"\x16":
+                request.settimeout(None)
+                return super().finish_request(request, client_address)
+            conn = self.tls.wrap_socket(request, server_side=True)
+            conn.settimeout(None)
+        except (OSError, ssl.SSLError):  # the client left, or rejected our certificate
+            return
+        try:
+            super().finish_request(conn, client_address)
+        finally:
+            conn.close()
+
     def log_request_json(self, req):
         if not self.log_file:
             return
-        entry = {"method": req.command, "path": req.path, "headers": req.header_dict(), "time": time.time()}
+        entry = {"method": req.command, "path": req.path, "headers": req.header_dict(), "time": time.time(),
+                 "tls": isinstance(req.connection, ssl.SSLSocket)}
         with self.lock:
             self.log_file.write(json.dumps(entry) + "\n")
             self.log_file.flush()
@@ -480,6 +527,8 @@ def main():
     ap.add_argument("--bind", default="127.0.0.1", help="loopback address (127.0.0.1 or ::1)")
     ap.add_argument("--port", type=int, default=0, help="0 = pick a free port")
     ap.add_argument("--max-seconds", type=float, default=600, help="stop after this long (0 = never)")
+    ap.add_argument("--tls-cert", help="PEM certificate: also serve HTTPS on the same port")
+    ap.add_argument("--tls-key", help="PEM private key of --tls-cert")
     a = ap.parse_args()
     bind = a.bind.strip("[]")
     try:
@@ -489,7 +538,13 @@ def main():
         ap.error("--bind must be a numeric loopback address")
     if not os.path.isdir(a.root):
         ap.error("--root %s is not a directory" % a.root)
-    server = (Server6 if ":" in bind else Server)((bind, a.port), a.root, a.log)
+    tls = None
+    if bool(a.tls_cert) != bool(a.tls_key):
+        ap.error("--tls-cert and --tls-key go together")
+    if a.tls_cert:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(a.tls_cert, a.tls_key)
+    server = (Server6 if ":" in bind else Server)((bind, a.port), a.root, a.log, tls)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: STOP.set())
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -38,10 +38,11 @@ public enum ImgFetchCommand {
         // Enough pending work for LIFO and priority classes to reorder, little enough to stay small.
         let control = RunControl(maxOutstanding: 4096 + options.concurrency)
         let results = FileDescriptorSink(descriptor: STDOUT_FILENO) { control.stop(.brokenPipe) }
+        var reportFile: ReportFile?
         do {
             let lists = try ListSource.openAll(options.lists)
             try prepareOutputDirectory(options.outputDirectory)
-            let reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
+            reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
             let model = ProgressModel(now: monotonicSeconds())
             let reporter = RunReporter(stdout: results, display: statusDisplay(options, model: model, stderr: stderr),
                                        model: model, jsonl: options.jsonl, reportFile: reportFile, quiet: options.quiet)
@@ -49,6 +50,8 @@ public enum ImgFetchCommand {
             defer { withExtendedLifetime(signals) {} }
             return try Run(options: options, reporter: reporter, control: control).execute(lists)
         } catch {
+            // The run never started: its report must not appear, not even as FILE.part.
+            reportFile?.discard()
             stderr.write("imgfetch: \(error.message)\n")
             return ExitCode.usage
         }

@@ -104,7 +104,7 @@ final class FailureTests: EndToEndTestCase {
         let url = server.url("/redirect-to?url=file%3A%2F%2F%2Fetc%2Fpasswd")
         let result = try fetch([url])
         XCTAssertEqual(result.exitCode, 1)
-        XCTAssertTrue(result.result(for: url)?[2].contains("redirect to a file: URL refused") ?? false, result.stdout)
+        XCTAssertTrue(result.result(for: url)?[2].contains("redirect to file: refused") ?? false, result.stdout)
     }
 
     func testConnectionRefused() throws {

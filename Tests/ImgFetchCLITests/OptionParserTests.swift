@@ -148,6 +148,14 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(parse("--user=me:p:w").credentials, "me:p:w")
     }
 
+    func testCACertificateFile() {
+        XCTAssertNil(parse().caCertificateFile)
+        XCTAssertEqual(parse("--cacert", "ca.pem").caCertificateFile, "ca.pem")
+        XCTAssertEqual(parse("--cacert=/etc/ca.pem").caCertificateFile, "/etc/ca.pem")
+        XCTAssertEqual(failure("--cacert"), "option '--cacert' needs a value")
+        XCTAssertEqual(failure("--cacert="), "invalid value '' for '--cacert': expected a non-empty path")
+    }
+
     func testCookieJar() {
         XCTAssertEqual(parse("--cookie-jar", "c.txt").cookieJar, "c.txt")
         XCTAssertEqual(parse("--cookie-jar=c.txt").cookieJar, "c.txt")
@@ -284,20 +292,27 @@ final class OptionParserTests: XCTestCase {
     }
 
     func testHeaderErrors() {
-        let expected = "expected 'Name: value' with a token name"
-        XCTAssertEqual(failure("-H", "NoColon"), "invalid value 'NoColon' for '-H': \(expected)")
-        XCTAssertEqual(failure("--header", ": v"), "invalid value ': v' for '--header': \(expected)")
-        XCTAssertEqual(failure("-H", "Bad Name: v"), "invalid value 'Bad Name: v' for '-H': \(expected)")
-        XCTAssertEqual(failure("-H", "Name : v"), "invalid value 'Name : v' for '-H': \(expected)")
-        XCTAssertEqual(failure("-H", "Ünï: v"), "invalid value 'Ünï: v' for '-H': \(expected)")
-        XCTAssertEqual(failure("-H", ""), "invalid value '' for '-H': \(expected)")
+        let expected = "invalid value for '-H': expected 'Name: value' with a token name"
+        XCTAssertEqual(failure("-H", "NoColon"), expected)
+        XCTAssertEqual(failure("--header", ": v"), "invalid value for '--header': expected 'Name: value' with a token name")
+        XCTAssertEqual(failure("-H", "Bad Name: v"), expected)
+        XCTAssertEqual(failure("-H", "Name : v"), expected)
+        XCTAssertEqual(failure("-H", "Ünï: v"), expected)
+        XCTAssertEqual(failure("-H", ""), expected)
     }
 
-    func testHeaderLineBreaksAreRejectedAndEscapedInTheMessage() {
-        XCTAssertEqual(failure("-H", "X: a\r\nEvil: 1"),
-                       "invalid value 'X: a\\r\\nEvil: 1' for '-H': a header must not contain CR or LF")
-        XCTAssertEqual(failure("-H", "X: a\nb"), "invalid value 'X: a\\nb' for '-H': a header must not contain CR or LF")
-        XCTAssertEqual(failure("-H", "X: a\rb"), "invalid value 'X: a\\rb' for '-H': a header must not contain CR or LF")
+    func testHeaderLineBreaksAreRejectedNamingOnlyTheHeader() {
+        XCTAssertEqual(failure("-H", "X: a\r\nEvil: 1"), "invalid value for '-H': header 'X' must not contain CR or LF")
+        XCTAssertEqual(failure("-H", "X: a\nb"), "invalid value for '-H': header 'X' must not contain CR or LF")
+        XCTAssertEqual(failure("--header", "X: a\rb"), "invalid value for '--header': header 'X' must not contain CR or LF")
+        XCTAssertEqual(failure("-H", "X\n: a"), "invalid value for '-H': a header must not contain CR or LF")
+    }
+
+    func testHeaderErrorsNeverEchoTheValue() {
+        for bad in ["X-Api-Key: k-secret-1\n", "X-Api-Key=k-secret-1", "Bad Name: k-secret-1", "k-secret-1"] {
+            let message = failure("-H", bad)
+            XCTAssertFalse(message.contains("k-secret-1"), message)
+        }
     }
 
     func testUserAgentErrors() {
@@ -368,7 +383,8 @@ final class OptionParserTests: XCTestCase {
     func testDownloaderConfigurationMapsEveryField() {
         let options = parse("-j8", "--per-host=3", "--lifo", "-t", "20", "--connect-timeout=4", "--max-time=90",
                             "--retries=5", "-H", "X-A: 1", "-A", "bot/9", "-u", "me:pw", "--cookie-jar", "jar",
-                            "--insecure", "--allow-downgrade", "--max-size=1M", "--overwrite", "-o", "ignored")
+                            "--insecure", "--cacert", "ca.pem", "--allow-downgrade", "--max-size=1M", "--overwrite",
+                            "-o", "ignored")
         let configuration = options.downloaderConfiguration(outputDirectory: "/tmp/resolved")
         XCTAssertEqual(configuration.outputDirectory, "/tmp/resolved")
         XCTAssertEqual(configuration.concurrency, 8)
@@ -383,6 +399,7 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(configuration.credentials, "me:pw")
         XCTAssertEqual(configuration.cookieJar, "jar")
         XCTAssertTrue(configuration.insecure)
+        XCTAssertEqual(configuration.caCertificateFile, "ca.pem")
         XCTAssertTrue(configuration.allowDowngrade)
         XCTAssertEqual(configuration.maxSize, 1 << 20)
         XCTAssertEqual(configuration.existingFiles, .overwrite)
@@ -403,6 +420,7 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(configuration.existingFiles, library.existingFiles)
         XCTAssertNil(configuration.credentials)
         XCTAssertNil(configuration.cookieJar)
+        XCTAssertNil(configuration.caCertificateFile)
     }
 
     // MARK: - Help text

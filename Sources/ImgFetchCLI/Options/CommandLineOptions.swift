@@ -43,6 +43,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var cookieJar: String?
     /// Skip TLS verification.
     public var insecure = false
+    /// PEM file of CA certificates to verify TLS peers against instead of the system's.
+    public var caCertificateFile: String?
     /// Follow redirects from https to http.
     public var allowDowngrade = false
     /// What is written for each image.
@@ -93,6 +95,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.credentials = credentials
         configuration.cookieJar = cookieJar
         configuration.insecure = insecure
+        configuration.caCertificateFile = caCertificateFile
         configuration.allowDowngrade = allowDowngrade
         configuration.maxSize = maxSize
         configuration.existingFiles = existingFiles

@@ -39,6 +39,8 @@ public enum HelpText {
           -u, --user USER:PASS       credentials, sent only to the list's own hosts
               --cookie-jar FILE      read and write cookies in FILE (default off)
               --insecure             skip TLS certificate verification (default off)
+              --cacert FILE          verify TLS certificates against the CA
+                                     certificates in FILE (PEM), not the system's
               --allow-downgrade      follow redirects from https to http (default off)
               --save-as FORMAT       original (the verified bytes), png, ppm or pam
                                      (decompressed pixels, EXIF orientation

@@ -178,6 +178,8 @@ public enum OptionParser {
             options.credentials = try ValueParser.credentials(value, for: spelling)
         case .cookieJar:
             options.cookieJar = try ValueParser.path(value, for: spelling)
+        case .caCertificate:
+            options.caCertificateFile = try ValueParser.path(value, for: spelling)
         case .maxSize:
             options.maxSize = try ValueParser.byteCount(value, for: spelling)
         case .name:
@@ -217,7 +219,7 @@ enum Option: Equatable, Sendable {
     /// Options that take exactly one value.
     enum Valued: Equatable, Sendable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
-        case header, userAgent, user, cookieJar, maxSize, name, progress, progressInterval, report
+        case header, userAgent, user, cookieJar, caCertificate, maxSize, name, progress, progressInterval, report
         case saveAs, maxDimension, maxPixels
     }
 
@@ -240,6 +242,7 @@ enum Option: Equatable, Sendable {
         ("user", "u", .valued(.user)),
         ("cookie-jar", nil, .valued(.cookieJar)),
         ("insecure", nil, .flag(.insecure)),
+        ("cacert", nil, .valued(.caCertificate)),
         ("allow-downgrade", nil, .flag(.allowDowngrade)),
         ("save-as", nil, .valued(.saveAs)),
         ("max-dimension", nil, .valued(.maxDimension)),
@@ -308,13 +311,18 @@ enum ValueParser {
     }
 
     /// `Name: value` with an RFC 9110 token as the name; CR and LF would let a value smuggle in more headers.
+    ///
+    /// Errors never echo the value, which is often a secret (`X-Api-Key: …`); at most the name.
     static func header(_ value: String, for option: String) throws(UsageError) -> String {
+        let colon = value.firstIndex(of: ":")
+        let name = colon.map { value[..<$0] } ?? ""
+        let validName = !name.isEmpty && name.unicodeScalars.allSatisfy(isTokenCharacter)
         guard !containsLineBreak(value) else {
-            throw invalid(value, option, "a header must not contain CR or LF")
+            let what = validName ? "header \(UsageError.quoted(String(name)))" : "a header"
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "\(what) must not contain CR or LF"))
         }
-        guard let colon = value.firstIndex(of: ":"), colon != value.startIndex,
-              value[..<colon].unicodeScalars.allSatisfy(isTokenCharacter) else {
-            throw invalid(value, option, "expected 'Name: value' with a token name")
+        guard validName else {
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected 'Name: value' with a token name"))
         }
         return value
     }

@@ -28,6 +28,16 @@ final class ReportFile: Sendable {
         }
     }
 
+    /// Closes and removes the partial file: for a run that never started.
+    func discard() {
+        state.withLock { fd in
+            guard fd >= 0 else { return }
+            close(fd)
+            fd = -1
+            unlink(partPath)
+        }
+    }
+
     /// Closes the file and moves it into place; returns an error message on failure.
     func finish() -> String? {
         state.withLock { fd in

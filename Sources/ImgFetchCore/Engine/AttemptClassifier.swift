@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// What the engine does after one attempt of a transfer.
 enum AttemptDecision {
@@ -22,7 +23,7 @@ enum AttemptClassifier {
         }
         // A non-2xx response decides the outcome even when its discarded body was cut short.
         let answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && status >= 300)
-        guard answered else { return classifyTransportError(code, transfer, configuration: configuration) }
+        guard answered else { return classifyTransportError(code, transfer, handle: handle, configuration: configuration) }
         switch status {
         case 200..<300:
             return .fetched
@@ -49,7 +50,7 @@ enum AttemptClassifier {
         do {
             target = try ParsedURL(targetText)
         } catch .unsupportedScheme(let scheme) {
-            return .failed(DownloadError(.redirect, "redirect to a \(scheme): URL refused (only http and https are followed)"))
+            return .failed(DownloadError(.redirect, "redirect to \(scheme): refused (only http and https are followed)"))
         } catch {
             return .failed(DownloadError(.redirect, "redirect to an invalid URL: \(error)"))
         }
@@ -59,39 +60,75 @@ enum AttemptClassifier {
         return .redirect(target)
     }
 
-    private static func classifyTransportError(_ code: CURLcode, _ transfer: Transfer,
+    private static func classifyTransportError(_ code: CURLcode, _ transfer: Transfer, handle: OpaquePointer,
                                                configuration: DownloaderConfiguration) -> AttemptDecision {
+        var osErrno = 0
+        CCurl_easy_getinfo_long(handle, CURLINFO_OS_ERRNO, &osErrno)
+        let error = transportError(code, transfer, osErrno: Int32(truncatingIfNeeded: osErrno), configuration: configuration)
+        return RetryPolicy.isTransient(curlCode: code) ? .retry(error) : .failed(error)
+    }
+
+    private static func transportError(_ code: CURLcode, _ transfer: Transfer, osErrno: Int32,
+                                       configuration: DownloaderConfiguration) -> DownloadError {
         let detail = transfer.curlErrorText ?? String(cString: curl_easy_strerror(code))
-        let error: DownloadError
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            if detail.contains("too slow") {
-                let seconds = max(1, Int(configuration.timeout.rounded(.up)))
-                error = DownloadError(.timeout, "timed out: under 1 KB/s for \(seconds) s (--timeout)")
-            } else if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Failed to connect") {
-                error = DownloadError(.timeout, "connect timed out (--connect-timeout): \(detail)")
-            } else if configuration.maxTime != nil {
-                error = DownloadError(.timeout, "timed out (--max-time): \(detail)")
-            } else {
-                error = DownloadError(.timeout, "timed out: \(detail)")
-            }
+            return timeoutError(detail, transfer, configuration: configuration)
         case CURLE_FILESIZE_EXCEEDED:
-            error = DownloadError(.tooLarge, "Content-Length exceeds --max-size (\(configuration.maxSize) bytes)")
+            return DownloadError(.tooLarge, "Content-Length exceeds --max-size (\(configuration.maxSize) bytes)")
         case CURLE_COULDNT_RESOLVE_HOST:
-            error = DownloadError(.network, "could not resolve host \(transfer.currentURL.host)")
+            return DownloadError(.network, "could not resolve host \(transfer.currentURL.host)")
         case CURLE_COULDNT_CONNECT:
-            error = DownloadError(.network, "could not connect: \(detail)")
+            if osErrno == ECONNREFUSED {
+                let url = transfer.currentURL
+                return DownloadError(.network, "could not connect to \(url.host) port \(url.port): connection refused")
+            }
+            return DownloadError(.network, "could not connect: \(detail)")
         case CURLE_GOT_NOTHING:
-            error = DownloadError(.network, "empty reply from server")
+            return DownloadError(.network, "empty reply from server")
+        case CURLE_PARTIAL_FILE where transfer.isChunked:
+            return DownloadError(.network, "chunked body cut off: the connection closed before the last chunk")
         case CURLE_PARTIAL_FILE:
-            error = DownloadError(.network, "body shorter than announced (connection closed early): \(detail)")
+            return DownloadError(.network, "body shorter than announced (connection closed early): \(detail)")
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
-            error = DownloadError(.network, "connection failed: \(detail)")
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
-            error = DownloadError(.tls, "TLS: \(detail)")
+            return DownloadError(.network, "connection failed: \(detail)")
+        case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):
+            // No status line at all: libcurl takes the bytes for an HTTP/0.9 reply and refuses them.
+            return DownloadError(.network, "invalid HTTP response: no valid status line")
+        case CURLE_UNSUPPORTED_PROTOCOL where transfer.status == 0, CURLE_WEIRD_SERVER_REPLY where transfer.status == 0:
+            // libcurl refuses the status line ("Unsupported HTTP version", "Unsupported response code")
+            // before the header callback sees it, so no status was recorded.
+            return DownloadError(.network, "invalid HTTP response: malformed status line (\(detail))")
+        case CURLE_WEIRD_SERVER_REPLY where detail.hasPrefix("Invalid Content-Length"):
+            return Transfer.invalidContentLength
+        case CURLE_WEIRD_SERVER_REPLY:
+            return DownloadError(.network, "invalid HTTP response: \(detail)")
+        case CURLE_OUT_OF_MEMORY where !transfer.headersComplete:
+            // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KiB) with this code.
+            return DownloadError(.network, "response headers too large (libcurl accepts at most 100 KiB per header line)")
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return DownloadError(.tls, "TLS certificate not trusted: \(detail) (use --cacert FILE to trust it, or --insecure)")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return DownloadError(.tls, "TLS: \(detail)")
         default:
-            error = DownloadError(.network, detail)
+            return DownloadError(.network, detail)
         }
-        return RetryPolicy.isTransient(curlCode: code) ? .retry(error) : .failed(error)
+    }
+
+    private static func timeoutError(_ detail: String, _ transfer: Transfer,
+                                     configuration: DownloaderConfiguration) -> DownloadError {
+        let seconds = max(1, Int(configuration.timeout.rounded(.up)))
+        if detail.contains("too slow") && transfer.status == 0 {
+            // Connected, but no response header arrived: a server that accepts and never answers.
+            return DownloadError(.timeout, "timed out: no response for \(seconds) s (--timeout)")
+        } else if detail.contains("too slow") {
+            return DownloadError(.timeout, "timed out: under 1 KB/s for \(seconds) s (--timeout)")
+        } else if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Failed to connect") {
+            return DownloadError(.timeout, "connect timed out (--connect-timeout): \(detail)")
+        } else if configuration.maxTime != nil {
+            return DownloadError(.timeout, "timed out (--max-time): \(detail)")
+        } else {
+            return DownloadError(.timeout, "timed out: \(detail)")
+        }
     }
 }

@@ -14,6 +14,9 @@ final class EasyHandleOptions {
     static let maxRedirects = 10
 
     init(configuration: DownloaderConfiguration) throws(DownloadError) {
+        if let file = configuration.caCertificateFile {
+            try Self.checkReadable(file)
+        }
         self.configuration = configuration
         var list: UnsafeMutablePointer<curl_slist>?
         for header in configuration.headers { list = curl_slist_append(list, header) }
@@ -33,6 +36,20 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, "RELOAD")
         cookieShare = share
         cookieHandle = handle
+    }
+
+    /// Fails the whole run up front: an unreadable CA file would otherwise fail every https URL one by one.
+    private static func checkReadable(_ file: String) throws(DownloadError) {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DownloadError(.tls, "cannot read --cacert '\(file)': \(Errno.describe())")
+        }
+        var info = stat()
+        let isDirectory = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        close(descriptor)
+        if isDirectory {
+            throw DownloadError(.tls, "cannot read --cacert '\(file)': it is a directory (expected a PEM file)")
+        }
     }
 
     /// A new easy handle with the options that are the same for every transfer.
@@ -57,6 +74,9 @@ final class EasyHandleOptions {
         if configuration.insecure {
             CCurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             CCurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let caFile = configuration.caCertificateFile {
+            CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)
         }
         if let cookieShare {
             CCurl_easy_setopt_share(handle, cookieShare)
@@ -100,8 +120,8 @@ private let bodyCallback: curl_write_callback = { buffer, size, count, userdata 
 }
 
 /// libcurl's header callback: one header line per call, for every response of the transfer.
+/// Returning less than the line's length aborts the transfer (the transfer has set `abortError`).
 private let headerCallback: curl_write_callback = { buffer, size, count, userdata in
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
-    transfer.receiveHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    return transfer.receiveHeader(UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
 }

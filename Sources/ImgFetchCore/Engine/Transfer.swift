@@ -39,6 +39,10 @@ final class Transfer: @unchecked Sendable {
     var head: [UInt8] = []
     var discardedBytes = 0
     var abortError: DownloadError?
+    /// The latest response is chunked (`Transfer-Encoding: chunked`).
+    var isChunked = false
+    /// The latest response's header block ended; libcurl errors before that are about the headers.
+    var headersComplete = false
 
     init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, priority: RequestPriority = .normal,
          onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
@@ -68,6 +72,8 @@ final class Transfer: @unchecked Sendable {
     }
 
     func resetAttempt() {
+        // A first attempt's file is already empty: no truncate (two syscalls per URL) needed.
+        if bytes > 0 { tempFile?.truncate() }
         status = 0
         retryAfter = nil
         contentLength = nil
@@ -76,8 +82,9 @@ final class Transfer: @unchecked Sendable {
         head.removeAll(keepingCapacity: true)
         discardedBytes = 0
         abortError = nil
+        isChunked = false
+        headersComplete = false
         errorBuffer[0] = 0
-        tempFile?.truncate()
     }
 
     /// Largest error or redirect body read (and thrown away) before the connection is dropped instead.
@@ -118,22 +125,58 @@ final class Transfer: @unchecked Sendable {
         onProgress?(bytes, bytes)
     }
 
-    /// The header callback: track the status of the latest response (redirects send several) and `Retry-After`.
-    func receiveHeader(_ line: UnsafeRawBufferPointer) {
-        guard let first = line.first else { return }
+    /// The header callback: track the status of the latest response (redirects send several),
+    /// `Retry-After`, the framing, and the end of the header block. Returns false to abort the
+    /// transfer (with `abortError` set) on a response that must not be trusted: invalid or
+    /// conflicting Content-Length values, which RFC 9112 §6.3 makes an unrecoverable error and
+    /// libcurl lets through (it uses the last header, or the first number of a list).
+    func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard let first = line.first else { return true }
         if first == UInt8(ascii: "H"), line.starts(with: "HTTP/".utf8) {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
             status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
             retryAfter = nil
             contentLength = nil
-            return
+            isChunked = false
+            headersComplete = false
+            return true
         }
-        if let value = Self.value(of: "retry-after:", in: line) {
+        if first == UInt8(ascii: "\r") || first == UInt8(ascii: "\n") {
+            headersComplete = true
+        } else if let value = Self.value(of: "retry-after:", in: line) {
             retryAfter = value
+        } else if let value = Self.value(of: "transfer-encoding:", in: line) {
+            isChunked = value.lowercased().contains("chunked")
         } else if let value = Self.value(of: "content-length:", in: line) {
-            contentLength = Int64(value)
+            return receiveContentLength(value)
         }
+        return true
     }
+
+    /// Accepts one Content-Length header (a comma-separated list is allowed when every value is the same).
+    private func receiveContentLength(_ value: String) -> Bool {
+        var lengths: [Int64] = contentLength.map { [$0] } ?? []
+        for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = item.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  let length = Int64(text) else {
+                abortError = Self.invalidContentLength
+                return false
+            }
+            lengths.append(length)
+        }
+        let distinct = lengths.reduce(into: [Int64]()) { if !$0.contains($1) { $0.append($1) } }
+        guard distinct.count == 1 else {
+            let values = distinct.map(String.init).joined(separator: ", ")
+            abortError = DownloadError(.network, "invalid HTTP response: conflicting Content-Length headers (\(values)); refused")
+            return false
+        }
+        contentLength = distinct[0]
+        return true
+    }
+
+    /// A Content-Length that is not a byte count, whether libcurl or `receiveHeader` found it.
+    static let invalidContentLength = DownloadError(.network, "invalid HTTP response: Content-Length header is not a byte count")
 
     /// The trimmed value of a header line whose lowercase name (with colon) is `prefix`.
     private static func value(of prefix: String, in line: UnsafeRawBufferPointer) -> String? {

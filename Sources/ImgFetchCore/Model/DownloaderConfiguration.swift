@@ -33,6 +33,9 @@ public struct DownloaderConfiguration: Sendable {
     public var cookieJar: String?
     /// Skip TLS certificate and host name verification.
     public var insecure = false
+    /// PEM file of the CA certificates that TLS peers are verified against, instead of the system's
+    /// (libcurl's `CURLOPT_CAINFO`, curl's `--cacert`); nil keeps the system's.
+    public var caCertificateFile: String?
     /// Follow redirects from https to http.
     public var allowDowngrade = false
     /// Largest body accepted, in bytes.
