@@ -54,6 +54,8 @@ typedef struct imgcodec_jpeg_state {
     int cmyk;            // rows come out of libjpeg as CMYK and are converted here
     int inverted_cmyk;   // Adobe files store CMYK inverted
     unsigned char *cmyk_row;
+    int exif_seen;       // the first APP1 Exif block was read: later ones are skipped
+    unsigned char *exif; // that block while it is being read
 } imgcodec_jpeg_state;
 
 /// libpng state of a decoder.
@@ -61,7 +63,20 @@ typedef struct imgcodec_png_state {
     png_structp png;
     png_infop info;
     int user_limit_tripped;  // a "exceeds user limit" warning preceded the IHDR error
+    int last_row;            // the next (or current) row read is the last one
+    int finishing;           // the last row is inflated: IDAT data still coming in is surplus
+    uint64_t surplus_idat;   // IDAT bytes read since then
+    unsigned char *exif;     // the start of the first eXIf chunk, while the header is read
+    size_t exif_length;
+    int exif_done;           // the first eXIf chunk, or IDAT, has gone by
 } imgcodec_png_state;
+
+/// The most of a PNG eXIf chunk kept for the orientation: as much as a JPEG APP1 segment holds.
+#define IMGCODEC_EXIF_MAX 65536
+
+/// Most IDAT bytes read after the last row before the file counts as a zlib bomb. A well-formed
+/// stream has only its last few bytes left (end-of-block code and Adler-32) once the rows are out.
+#define IMGCODEC_PNG_SURPLUS_IDAT_MAX 16384
 
 struct imgcodec_decoder {
     imgcodec_failure failure;

@@ -91,15 +91,48 @@ static void imgcodec_jpeg_term_source(j_decompress_ptr info) {
     (void)info;
 }
 
-// In C because it walks libjpeg's saved-marker list for the APP1 Exif block.
-static int imgcodec_jpeg_orientation(j_decompress_ptr info) {
-    for (jpeg_saved_marker_ptr marker = info->marker_list; marker != NULL; marker = marker->next) {
-        if (marker->marker == JPEG_APP0 + 1 && marker->data_length > 6 &&
-            memcmp(marker->data, "Exif\0\0", 6) == 0) {
-            return imgcodec_exif_orientation(marker->data + 6, marker->data_length - 6);
+// In C beside the marker reader below: copies `count` bytes from libjpeg's source, refilling it as
+// needed (the fill callback never suspends: it fails by longjmp at end of file).
+static void imgcodec_jpeg_copy_input(j_decompress_ptr info, unsigned char *out, size_t count) {
+    struct jpeg_source_mgr *source = info->src;
+    while (count > 0) {
+        if (source->bytes_in_buffer == 0) (*source->fill_input_buffer)(info);
+        size_t step = count < source->bytes_in_buffer ? count : source->bytes_in_buffer;
+        memcpy(out, source->next_input_byte, step);
+        source->next_input_byte += step;
+        source->bytes_in_buffer -= step;
+        out += step;
+        count -= step;
+    }
+}
+
+// In C because libjpeg calls it for every APP1 segment. The first Exif block's orientation is read
+// and everything else is skipped: libjpeg's jpeg_save_markers would keep each segment in memory,
+// so a file of a thousand 64 KiB APP1 segments would hold 64 MiB.
+static boolean imgcodec_jpeg_read_app1(j_decompress_ptr info) {
+    imgcodec_decoder *decoder = imgcodec_jpeg_owner((j_common_ptr)info);
+    imgcodec_jpeg_state *state = &decoder->jpeg;
+    unsigned char bytes[6];
+    imgcodec_jpeg_copy_input(info, bytes, 2);
+    size_t length = (size_t)bytes[0] << 8 | bytes[1];
+    length = length > 2 ? length - 2 : 0;  // the length counts itself; libjpeg reads less as empty too
+    if (!state->exif_seen && length > 6) {
+        imgcodec_jpeg_copy_input(info, bytes, 6);
+        length -= 6;
+        if (memcmp(bytes, "Exif\0\0", 6) == 0) {
+            state->exif_seen = 1;
+            // Owned by the state until freed, so a longjmp out of the copy leaks nothing.
+            state->exif = malloc(length);
+            if (state->exif == NULL) imgcodec_fail(&decoder->failure, IMGCODEC_IO, "out of memory");
+            imgcodec_jpeg_copy_input(info, state->exif, length);
+            decoder->header.orientation = imgcodec_exif_orientation(state->exif, length);
+            free(state->exif);
+            state->exif = NULL;
+            return TRUE;
         }
     }
-    return 1;
+    if (length > 0) (*info->src->skip_input_data)(info, (long)length);
+    return TRUE;
 }
 
 // In C because libjpeg calls are made under the entry point's longjmp target.
@@ -129,7 +162,7 @@ void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
     info->src = &state->source;
     state->progress.progress_monitor = imgcodec_jpeg_progress;
     info->progress = &state->progress;
-    jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_set_marker_processor(info, JPEG_APP0 + 1, imgcodec_jpeg_read_app1);
     jpeg_read_header(info, TRUE);
 
     imgcodec_header *header = &decoder->header;
@@ -139,7 +172,6 @@ void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
     header->bit_depth = info->data_precision;
     header->progressive = info->progressive_mode ? 1 : 0;
     header->has_alpha = 0;
-    header->orientation = imgcodec_jpeg_orientation(info);
     switch (info->jpeg_color_space) {
     case JCS_GRAYSCALE: header->color = IMGCODEC_COLOR_GRAY; break;
     case JCS_YCbCr: header->color = IMGCODEC_COLOR_YCBCR; break;
@@ -226,4 +258,6 @@ void imgcodec_jpeg_destroy(imgcodec_decoder *decoder) {
     decoder->jpeg.created = 0;
     free(decoder->jpeg.cmyk_row);
     decoder->jpeg.cmyk_row = NULL;
+    free(decoder->jpeg.exif);
+    decoder->jpeg.exif = NULL;
 }

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
@@ -12,21 +13,59 @@ static void imgcodec_png_error(png_structp png, png_const_charp text) {
     imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: %s", text);
 }
 
-// In C because libpng calls it. Warnings are benign ("iCCP: known incorrect sRGB profile") and
-// are dropped, except the user-limit ones that explain the IHDR error following them.
+// In C because libpng calls it and a fatal one longjmps. Warnings are benign ("iCCP: known
+// incorrect sRGB profile") and are dropped, except the user-limit ones that explain the IHDR error
+// following them, and image data beyond what IHDR declares: libpng only warns about that once it
+// has inflated all of it, so a small file could make it inflate gigabytes (a zlib bomb).
 static void imgcodec_png_warning(png_structp png, png_const_charp text) {
     imgcodec_decoder *decoder = (imgcodec_decoder *)png_get_error_ptr(png);
+    if (strstr(text, "Too much image data") != NULL || strstr(text, "Extra compressed data") != NULL) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: %s", text);
+    }
     if (decoder->png.user_limit_tripped == 0 && strstr(text, "exceeds user limit") != NULL) {
         decoder->png.user_limit_tripped = strstr(text, "width") != NULL ? 1 : 2;
     }
 }
 
-// In C because libpng calls it; a short read fails the decode by longjmp.
+// In C beside the read callback, which feeds it the bytes of eXIf chunks as libpng skips them:
+// keeps the first IMGCODEC_EXIF_MAX bytes of the first one, for the orientation. libpng's own eXIf
+// handling would hold the whole chunk twice (a 50 MB chunk cost 100 MB), reading it byte by byte.
+static void imgcodec_png_keep_exif(imgcodec_decoder *decoder, int location, const unsigned char *bytes, size_t count) {
+    imgcodec_png_state *state = &decoder->png;
+    if (location == PNG_IO_CHUNK_CRC) {
+        state->exif_done = 1;  // only the first eXIf counts
+        return;
+    }
+    if (location != PNG_IO_CHUNK_DATA) return;
+    if (state->exif == NULL) {
+        state->exif = malloc(IMGCODEC_EXIF_MAX);
+        if (state->exif == NULL) imgcodec_fail(&decoder->failure, IMGCODEC_IO, "out of memory");
+    }
+    size_t room = IMGCODEC_EXIF_MAX - state->exif_length;
+    size_t kept = count < room ? count : room;
+    memcpy(state->exif + state->exif_length, bytes, kept);
+    state->exif_length += kept;
+}
+
+// In C because libpng calls it; a short read fails the decode by longjmp. Once the last row is
+// inflated, libpng inflates whatever IDAT data is left before it reports "Too much image data", so
+// a small file declaring a small image could make it inflate gigabytes: that stops here at 16 KiB
+// of surplus input.
 static void imgcodec_png_read(png_structp png, png_bytep out, size_t count) {
     imgcodec_decoder *decoder = (imgcodec_decoder *)png_get_io_ptr(png);
+    imgcodec_png_state *state = &decoder->png;
+    int location = (int)(png_get_io_state(png) & PNG_IO_MASK_LOC);
+    png_uint_32 chunk = png_get_io_chunk_type(png);
+    if (state->finishing && location == PNG_IO_CHUNK_DATA && chunk == 0x49444154u /* IDAT */) {
+        state->surplus_idat += count;
+        if (state->surplus_idat > IMGCODEC_PNG_SURPLUS_IDAT_MAX) {
+            imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: IDAT: Too much image data");
+        }
+    }
     if (imgcodec_source_read(&decoder->source, &decoder->failure, out, count) != count) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: Premature end of PNG file");
     }
+    if (!state->exif_done && chunk == 0x65584966u /* eXIf */) imgcodec_png_keep_exif(decoder, location, out, count);
 }
 
 // In C because a refusal longjmps. IHDR must follow the signature: its size is checked against
@@ -65,10 +104,13 @@ void imgcodec_png_open(imgcodec_decoder *decoder) {
                         max_height == 0 || max_height > PNG_UINT_31_MAX ? PNG_UINT_31_MAX : max_height);
     // A damaged ancillary chunk means a damaged file: fail as for critical chunks.
     png_set_crc_action(state->png, PNG_CRC_DEFAULT, PNG_CRC_ERROR_QUIT);
-    // Text, ICC profiles and suggested palettes are never used: skip them (CRC still checked)
-    // instead of storing them, so thousands of text chunks cost no memory.
-    static const png_byte ignored[] = "tEXt\0zTXt\0iTXt\0iCCP\0sPLT";
-    png_set_keep_unknown_chunks(state->png, PNG_HANDLE_CHUNK_NEVER, ignored, 5);
+    // Text, ICC profiles, suggested palettes and calibration are never used: skip them (CRC still
+    // checked) instead of storing them, so thousands of text chunks cost no memory. Skipping pCAL
+    // and sCAL matters most: libpng allocates and zeroes a buffer of their declared length first
+    // (its chunk size limit is only a warning), so a 30-byte file claiming a 2 GiB pCAL would
+    // touch 2 GiB before the read fails. eXIf is skipped too: the read callback keeps its start.
+    static const png_byte ignored[] = "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0pCAL\0sCAL\0eXIf";
+    png_set_keep_unknown_chunks(state->png, PNG_HANDLE_CHUNK_NEVER, ignored, 8);
     png_read_info(state->png, state->info);
 
     png_uint_32 width, height;
@@ -89,14 +131,21 @@ void imgcodec_png_open(imgcodec_decoder *decoder) {
     }
     header->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || trns;
     if (trns && (color_type & PNG_COLOR_MASK_ALPHA) == 0) header->channels += 1;
-#ifdef PNG_eXIf_SUPPORTED
-    png_bytep exif = NULL;
-    png_uint_32 exif_length = 0;
-    if (png_get_eXIf_1(state->png, state->info, &exif_length, &exif) != 0) {
-        header->orientation = imgcodec_exif_orientation(exif, exif_length);
-    }
-#endif
+    // An eXIf after the image data comes too late for the header, as in libpng's own handling.
+    state->exif_done = 1;
+    if (state->exif != NULL) header->orientation = imgcodec_exif_orientation(state->exif, state->exif_length);
+    free(state->exif);
+    state->exif = NULL;
     imgcodec_check_limits(decoder);
+}
+
+// In C because libpng calls it, after inflating a row and before finishing it (which, for the
+// last row, inflates every IDAT byte left): from the last row's call on, IDAT data is surplus.
+static void imgcodec_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data) {
+    (void)row_info;
+    (void)data;
+    imgcodec_decoder *decoder = (imgcodec_decoder *)png_get_io_ptr(png);
+    if (decoder->png.last_row) decoder->png.finishing = 1;
 }
 
 // In C because png_read_update_info allocates and may fail by longjmp.
@@ -113,6 +162,7 @@ void imgcodec_png_start(imgcodec_decoder *decoder, int mode) {
         if ((color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
     }
     int passes = png_set_interlace_handling(png);
+    png_set_read_user_transform_fn(png, imgcodec_png_row_inflated);
     png_read_update_info(png, info);
     imgcodec_output *output = &decoder->output;
     output->width = png_get_image_width(png, info);
@@ -124,11 +174,21 @@ void imgcodec_png_start(imgcodec_decoder *decoder, int mode) {
 
 // In C because png_read_row decodes under longjmp.
 void imgcodec_png_read_row(imgcodec_decoder *decoder, unsigned char *row) {
+    const imgcodec_output *output = &decoder->output;
+    if (decoder->rows_read + 1 == (uint64_t)output->height * (uint64_t)output->passes) {
+        decoder->png.last_row = 1;
+        // An interlaced image's last row may get no pixels in the last pass: then no row data
+        // comes before the surplus.
+        if (output->passes > 1 && !imgcodec_png_row_in_pass(output->height - 1, output->width, output->passes - 1)) {
+            decoder->png.finishing = 1;
+        }
+    }
     png_read_row(decoder->png.png, row, NULL);
 }
 
 // In C because png_read_end checks the remaining chunks' CRCs and IEND under longjmp.
 void imgcodec_png_finish(imgcodec_decoder *decoder) {
+    decoder->png.finishing = 1;
     png_read_end(decoder->png.png, NULL);
 }
 
@@ -139,4 +199,6 @@ void imgcodec_png_destroy(imgcodec_decoder *decoder) {
     }
     decoder->png.png = NULL;
     decoder->png.info = NULL;
+    free(decoder->png.exif);
+    decoder->png.exif = NULL;
 }

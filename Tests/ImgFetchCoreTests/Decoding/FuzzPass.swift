@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+@testable import ImgFetchCore
+
+/// A deterministic fuzz pass over the codec: input `index` is a mutant of fixture `index % count`,
+/// regenerated from the seed alone, verified and then converted with settings that rotate by index.
+/// Runs on two workers (the machine's two cores), each with its own files; checks are collected as
+/// messages so that XCTest is only called from the test's thread.
+struct FuzzPass: Sendable {
+    struct Fixture: Sendable {
+        var name: String
+        var format: ImageFormat
+        var bytes: [UInt8]
+    }
+
+    /// What one input came to, comparable between runs.
+    struct Outcome: Equatable, Sendable {
+        var verified: Result<ImageInfo, DownloadError>
+        var converted: Result<ConvertedImage, DownloadError>
+    }
+
+    static let limits = DecodeLimits(maxPixels: 4_000_000, maxMemory: 64 << 20)
+    static let workers = 2
+
+    var fixtures: [Fixture]
+    var seed: UInt64
+    var directory: String
+
+    /// Outcomes of inputs `range`, in order, and every broken expectation.
+    func run(_ range: Range<Int>) -> (outcomes: [Outcome], problems: [String]) {
+        let results = ResultBox(count: range.count)
+        DispatchQueue.concurrentPerform(iterations: Self.workers) { worker in
+            let outputPath = directory + "/fuzz-output-\(worker)"
+            let output = open(outputPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            defer { close(output) }
+            for index in stride(from: range.lowerBound + worker, to: range.upperBound, by: Self.workers) {
+                let (outcome, problems) = input(index, worker: worker, output: output)
+                results.store(outcome, problems, at: index - range.lowerBound)
+            }
+        }
+        return results.take()
+    }
+
+    /// Names of the files the pass leaves in `directory` by design (the inputs and outputs it reuses).
+    static func ownFiles() -> Set<String> {
+        Set((0..<workers).flatMap { ["fuzz-\($0).jpeg", "fuzz-\($0).png", "fuzz-output-\($0)"] })
+    }
+
+    private func input(_ index: Int, worker: Int, output: Int32) -> (Outcome, [String]) {
+        var rng = FuzzRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        let fixture = fixtures[index % fixtures.count]
+        let (bytes, steps) = FuzzMutator(container: fixture.format == .jpeg ? .jpeg : .png).mutate(fixture.bytes, using: &rng)
+        let label = "input \(index) (seed \(seed)): \(fixture.name), \(steps.joined(separator: ", "))"
+        var problems: [String] = []
+        let path = directory + "/fuzz-\(worker).\(fixture.format.rawValue)"
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            return (Outcome(verified: .failure(DownloadError(.filesystem, "")), converted: .failure(DownloadError(.filesystem, ""))),
+                    ["\(label): cannot write \(path)"])
+        }
+        let verified = ImageCodec.verify(path: path, format: fixture.format, limits: Self.limits)
+
+        let pixelFormat: PixelFormat = [.ppm, .ppm, .pam, .png][index % 4]
+        let maxDimension = [nil, nil, 9, 30][index / 4 % 4]
+        let memoryBudget = index / 16 % 2 == 0 ? ImageCodec.defaultMemoryBudget : 0  // 0: every raster on disk
+        if ftruncate(output, 0) != 0 || lseek(output, 0, SEEK_SET) != 0 { problems.append("\(label): cannot reset the output") }
+        let converted = ImageCodec.convert(path: path, format: fixture.format, to: pixelFormat, maxDimension: maxDimension,
+                                           limits: Self.limits, output: output, scratchDirectory: directory, memoryBudget: memoryBudget)
+        for error in [verified.error, converted.error].compactMap({ $0 }) {
+            if ![.notAnImage, .tooLarge].contains(error.kind) { problems.append("\(label): \(error.kind): \(error.message)") }
+            if !["invalid JPEG: ", "invalid PNG: ", "image too large: ", "unsupported: "].contains(where: { error.message.hasPrefix($0) })
+                || error.message.contains("\n") || error.message.contains("\r") {
+                problems.append("\(label): message \(error.message.debugDescription)")
+            }
+        }
+        // JPEG DCT scaling decodes another way, so only unscaled conversions must agree with verify.
+        if (maxDimension == nil || fixture.format == .png) && verified.error != converted.error {
+            problems.append("\(label): verify \(verified) but convert \(converted)")
+        }
+        if pixelFormat == .ppm, case .success(let image) = converted {
+            var info = stat()
+            let expected = "P6\n\(image.width) \(image.height)\n255\n".utf8.count + image.width * image.height * 3
+            if fstat(output, &info) != 0 || Int(info.st_size) != expected {
+                problems.append("\(label): PPM of \(info.st_size) bytes, expected \(expected)")
+            }
+        }
+        return (Outcome(verified: verified, converted: converted), problems)
+    }
+}
+
+/// The workers' results, filled in by index. Its own lock (an NSLock) guards every access.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcomes: [FuzzPass.Outcome?]
+    private var problems: [String] = []
+
+    init(count: Int) {
+        outcomes = Array(repeating: nil, count: count)
+    }
+
+    func store(_ outcome: FuzzPass.Outcome, _ newProblems: [String], at index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        outcomes[index] = outcome
+        problems += newProblems
+    }
+
+    func take() -> (outcomes: [FuzzPass.Outcome], problems: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (outcomes.compactMap { $0 }, problems)
+    }
+}
+
+extension Result {
+    /// The error of a failure, nil for a success.
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

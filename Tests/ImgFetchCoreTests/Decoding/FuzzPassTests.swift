@@ -1,0 +1,83 @@
+import CImageCodec
+import Glibc
+import XCTest
+@testable import ImgFetchCore
+
+/// The decoders' fuzz pass (issue 6): thousands of deterministic mutants of seven fixtures, each
+/// verified and converted (see FuzzPass). A crash fails the run; every call must return a success
+/// or a one-line `DownloadError` about the data; verification and conversion must agree; nothing
+/// may be left in the scratch directory; and decoding the same inputs again must neither change an
+/// outcome nor grow memory. Longer runs: `Scripts/fuzz`. IMGFETCH_FUZZ_INPUTS and
+/// IMGFETCH_FUZZ_SEED change the count and the seed.
+final class FuzzPassTests: CodecTestCase {
+    private let environment = ProcessInfo.processInfo.environment
+    private var seed: UInt64 { environment["IMGFETCH_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x1A6F_E7C4 }
+
+    private func fixtures() throws -> [FuzzPass.Fixture] {
+        let (width, height) = (24, 17)
+        func jpeg(_ options: imgcodec_test_jpeg_options, channels: Int = 3) throws -> [UInt8] {
+            try Fixtures.jpeg(Fixtures.gradient(width: width, height: height, channels: channels), width: width, height: height, options: options)
+        }
+        var palette = PNGSample(.palette, bitDepth: 4, width: width, height: height)
+        palette.paletteAlpha = [0, 64, 128, 255, 9]
+        var interlaced = PNGSample(.rgba, bitDepth: 16, width: width, height: height)
+        interlaced.interlaced = true
+        let cmyk = Fixtures.jpegOptions(progressive: true, colorSpace: Int32(IMGCODEC_TEST_JPEG_CMYK))
+        return [
+            FuzzPass.Fixture(name: "baseline JPEG, orientation 6", format: .jpeg, bytes: try jpeg(Fixtures.jpegOptions(orientation: 6))),
+            FuzzPass.Fixture(name: "progressive JPEG", format: .jpeg, bytes: try jpeg(Fixtures.jpegOptions(progressive: true))),
+            FuzzPass.Fixture(name: "arithmetic JPEG", format: .jpeg, bytes: try jpeg(Fixtures.jpegOptions(arithmetic: true))),
+            FuzzPass.Fixture(name: "progressive CMYK JPEG", format: .jpeg, bytes: try jpeg(cmyk, channels: 4)),
+            FuzzPass.Fixture(name: "RGB PNG, orientation 8", format: .png,
+                             bytes: try PNGSample(.rgb, bitDepth: 8, width: width, height: height).encoded(orientation: 8)),
+            FuzzPass.Fixture(name: "palette PNG with tRNS", format: .png, bytes: try palette.encoded(textChunks: 2)),
+            FuzzPass.Fixture(name: "interlaced RGBA PNG", format: .png, bytes: try interlaced.encoded()),
+        ]
+    }
+
+    /// Seconds of CPU (user and system) this process has used.
+    private func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    func testMutatedFixturesNeverCrashAndFailCleanly() throws {
+        let count = environment["IMGFETCH_FUZZ_INPUTS"].flatMap { Int($0) } ?? 16_000
+        let pass = FuzzPass(fixtures: try fixtures(), seed: seed, directory: directory)
+        let (start, cpuStart) = (DispatchTime.now().uptimeNanoseconds, cpuSeconds())
+        let (outcomes, problems) = pass.run(0..<count)
+        let (seconds, cpu) = (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuSeconds() - cpuStart)
+        let accepted = outcomes.filter { $0.verified.error == nil }.count
+        print("fuzz pass: \(count) inputs (seed \(seed)) in \(String(format: "%.1f", seconds)) s, "
+            + "\(String(format: "%.1f", cpu)) s of CPU; \(accepted) still decode, \(problems.count) problems")
+        // CPU time rather than wall time: other work on the machine must not fail the test. Under a
+        // minute of CPU means under a minute on two cores even with one of them busy elsewhere.
+        XCTAssertLessThan(cpu, 60, "the fuzz pass took \(cpu) s of CPU")
+        for problem in problems.prefix(20) { XCTFail(problem) }
+        XCTAssertEqual(outcomes.count, count, "every call returned")
+        XCTAssertGreaterThan(accepted, 0, "some mutants still decode")
+        XCTAssertLessThan(accepted, count / 2, "most mutants are refused")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory)).subtracting(FuzzPass.ownFiles())
+        XCTAssertEqual(left, [], "scratch files left behind")
+    }
+
+    func testDecodingTheSameInputsAgainDoesNotGrowMemory() throws {
+        let pass = FuzzPass(fixtures: try fixtures(), seed: seed &+ 1, directory: directory)
+        let first = pass.run(0..<500)
+        let afterFirst = HostileCost.status("VmRSS")
+        let second = pass.run(0..<500)
+        let growth = HostileCost.status("VmRSS") - afterFirst
+        print("fuzz leak check: RSS after the first pass \(afterFirst >> 20) MiB, growth over the second \(growth >> 10) KiB")
+        for problem in (first.problems + second.problems).prefix(20) { XCTFail(problem) }
+        XCTAssertTrue(first.outcomes == second.outcomes, "the same inputs gave different outcomes")
+        // AddressSanitizer holds freed memory in quarantine, so RSS grows without a leak; there its
+        // LeakSanitizer does this check, exactly.
+        if !Self.underAddressSanitizer {
+            XCTAssertLessThan(growth, 4 << 20, "RSS grew by \(growth >> 10) KiB over 500 inputs already seen")
+        }
+    }
+
+    /// Whether the AddressSanitizer runtime is linked in (`swift build --sanitize=address`).
+    private static let underAddressSanitizer = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
+}
