@@ -166,8 +166,9 @@ static void *worker(void *arg) {
         size_t size = 0;
         unsigned char *data = read_file(job->paths[i], &size);
         int failed = 1;
-        if (data && size >= 8 && data[0] == 0xFF && data[1] == 0xD8) failed = decode_jpeg(job, job->paths[i], data, size);
-        else if (data && size >= 8 && png_sig_cmp(data, 0, 8) == 0) failed = decode_png(job, job->paths[i], data, size);
+        const char *path = job->paths[i];
+        if (data && size >= 8 && data[0] == 0xFF && data[1] == 0xD8) failed = decode_jpeg(job, path, data, size);
+        else if (data && size >= 8 && png_sig_cmp(data, 0, 8) == 0) failed = decode_png(job, path, data, size);
         if (failed) {
             fprintf(stderr, "decode_limit: failed: %s\n", job->paths[i]);
             atomic_fetch_add(&job->failed, 1);

@@ -1,0 +1,242 @@
+"""Scripts/bench's driver: corpus, nginx, the scenarios, the table. Run through Scripts/bench,
+which installs the tools and builds imgfetch, gen_corpus and decode_limit first.
+
+    bench.py --imgfetch BIN --bin-dir DIR [--quick] [--only a,b] [--runs N] [--output FILE]
+
+Within a scenario the tools alternate run by run (A B C ... A B C ...): one warm-up round, then
+the counted rounds; medians of the counted runs are reported. A scenario with a time budget
+stops adding rounds once it is over budget and has at least 3 counted runs (the table says so).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus  # noqa: E402
+import report  # noqa: E402
+from measure import Run, Summary, run_measured  # noqa: E402
+from server import Server  # noqa: E402
+from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Imgfetch, Tool, Wget2, versions  # noqa: E402
+
+FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS}
+QUICK_SIZES = {"small": 300, "large": 6, "png": 60, "dup": 300, "tiny": 10_000}
+RUN_TIMEOUT = 300.0
+TMPFS_OUT = "/dev/shm/imgfetch-bench-out"  # removed by Scripts/bench's exit trap too
+
+
+@dataclasses.dataclass
+class Scenario:
+    key: str
+    title: str
+    urls: str
+    paths: str
+    expected_files: int
+    tools: list[Tool]
+    counted: int
+    budget: float                      # seconds; past it, stop after 3 counted rounds
+    notes: list[str] = dataclasses.field(default_factory=list)
+    limit_of: dict[str, str] = dataclasses.field(default_factory=dict)  # tool -> its decode limit
+    expected_requests: dict[str, int] = dataclasses.field(default_factory=dict)
+    max_runs: dict[str, int] = dataclasses.field(default_factory=dict)  # fewer counted runs for slow tools
+    results: dict[str, Summary | str] = dataclasses.field(default_factory=dict)
+    other_cpu: float | None = None     # median CPU seconds other processes used per run
+    out_root: str | None = None        # where output directories go (default .bench/out)
+    warmup_lists: tuple[str, str] | None = None  # (urls, paths) for a shorter warm-up round
+
+
+def run_scenario(scenario: Scenario, bench_dir: str, server: Server) -> None:
+    print(f"bench: {scenario.title}", flush=True)
+    available: list[Tool] = []
+    for tool in scenario.tools:
+        reason = tool.unavailable()
+        if reason:
+            scenario.results[tool.name] = reason
+        else:
+            available.append(tool)
+    runs: dict[str, list[Run]] = {t.name: [] for t in available}
+    started = time.monotonic()
+    counted_rounds = 0
+    for round_index in range(1 + scenario.counted):
+        warmup = round_index == 0
+        for tool in available:
+            if not warmup and len(runs[tool.name]) >= scenario.max_runs.get(tool.name, scenario.counted):
+                continue
+            out = os.path.join(scenario.out_root or os.path.join(bench_dir, "out"), scenario.key,
+                               tool.name.replace(" ", "_").replace("/", "_"))
+            log = os.path.join(bench_dir, "logs", f"{scenario.key}.{tool.name.replace(' ', '_')}.log")
+            urls, paths = scenario.warmup_lists if warmup and scenario.warmup_lists else (scenario.urls,
+                                                                                          scenario.paths)
+            command = tool.command(urls, paths, out)
+            needs_dir = tool.kind == "fetch" or "-w" in command
+            run = run_measured(command, output_dir=out if needs_dir else None, log_path=log,
+                               timeout=RUN_TIMEOUT, env=tool.env(), server=server)
+            if run.exit_code != 0 and not run.note:
+                run.note = tool.explain(run.exit_code)
+            if not needs_dir:
+                run.files = scenario.expected_files  # the decode limit writes nothing to count
+            shutil.rmtree(out, ignore_errors=True)
+            label = "warm-up" if warmup else f"run {len(runs[tool.name]) + 1}"
+            print(f"  {tool.name:32} {label:8} {run.wall:7.2f} s  cpu {run.cpu:6.2f} s"
+                  f"  rss {run.rss_kib / 1024:6.1f} MiB"
+                  f"  req {run.requests:6}  files {run.files:6}  exit {run.exit_code}"
+                  + (f"  {run.note}" if run.exit_code else ""), flush=True)
+            if not warmup:
+                runs[tool.name].append(run)
+        if not warmup:
+            counted_rounds += 1
+            if counted_rounds >= 3 and time.monotonic() - started > scenario.budget \
+                    and counted_rounds < scenario.counted:
+                scenario.notes.append(f"Stopped after {counted_rounds} counted runs (time budget "
+                                      f"{scenario.budget:.0f} s).")
+                break
+    for tool in available:
+        scenario.results[tool.name] = Summary(runs[tool.name], scenario.expected_files)
+    others = [r.other_cpu for rs in runs.values() for r in rs]
+    scenario.other_cpu = statistics.median(others) if others else None
+
+
+def version_time(imgfetch: str, bench_dir: str) -> tuple[float | None, str]:
+    """Median wall time of `imgfetch --version` in ms, and how it was measured."""
+    if shutil.which("hyperfine"):
+        export = os.path.join(bench_dir, "logs", "version.json")
+        done = subprocess.run(["hyperfine", "-N", "--warmup", "5", "--runs", "50", "--export-json", export,
+                               f"{imgfetch} --version"], capture_output=True, text=True)
+        if done.returncode == 0:
+            with open(export) as f:
+                return json.load(f)["results"][0]["median"] * 1000, "hyperfine -N, 5 warm-ups, 50 runs, median"
+    times = []
+    for _ in range(21):
+        start = time.perf_counter()
+        subprocess.run([imgfetch, "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:]) * 1000, "loop of 20 after 1 warm-up, median"
+
+
+def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]:
+    quick = args.quick
+    counted = args.runs or (2 if quick else 5)
+    fetch = args.imgfetch
+    limit = os.path.join(args.bin_dir, "decode_limit")
+    venv = os.path.join(bench_dir, "venv")
+    default, no_decode = Imgfetch(fetch), Imgfetch(fetch, "imgfetch --no-decode", ("--no-decode",))
+    save_ppm = Imgfetch(fetch, "imgfetch --save-as ppm", ("--save-as", "ppm"))
+    verify_limit, full_limit = DecodeLimit(limit, "verify"), DecodeLimit(limit, "full")
+    ppm_limit = DecodeLimit(limit, "full", write_ppm=True)
+    peers = [Curl(), Wget2(), Aria2c()]
+    limits = {"imgfetch": verify_limit.name, "imgfetch --save-as ppm": ppm_limit.name}
+
+    small_urls, small_paths, small_n = lists.set_list("small")
+    large_urls, large_paths, large_n = lists.set_list("large")
+    png_urls, png_paths, png_n = lists.set_list("png")
+    dup_urls, dup_unique, dup_lines = lists.duplicate_list()
+    tiny_urls, tiny_n = lists.tiny_list()
+    huge_urls, huge_paths = lists.huge_list()
+    scenarios = [
+        Scenario("small", f"Small JPEGs: {small_n} × 640×480 (~40 KB, every 4th progressive)", small_urls,
+                 small_paths, small_n, [default, no_decode, *peers, Img2dataset(venv), verify_limit, full_limit],
+                 counted, 200, limit_of=limits, max_runs={"img2dataset": min(counted, 3), "aria2c": min(counted, 3)},
+                 notes=["`imgfetch` verifies by default; `--no-decode` only sniffs magic bytes. Both ran in the "
+                        "same alternating rounds as the peers. aria2c and img2dataset, the slow ones, have at "
+                        "most 3 counted runs (time budget)."]),
+        Scenario("large", f"Large JPEGs: {large_n} × 4000×3000 (~1.7 MB)", large_urls, large_paths, large_n,
+                 [default, no_decode, *peers, verify_limit, full_limit], counted, 90, limit_of=limits),
+        Scenario("png", f"PNGs: {png_n} × 512×512, six color types, every 7th interlaced", png_urls, png_paths,
+                 png_n, [default, no_decode, *peers, verify_limit, full_limit], counted, 90, limit_of=limits),
+        Scenario("dup", f"Duplicate-heavy list: {dup_lines} lines, {dup_unique} distinct URLs × "
+                 f"{corpus.DUP_COPIES}, shuffled", dup_urls, "", dup_unique, [default, *peers], counted, 60,
+                 expected_requests={"imgfetch": dup_unique, "*": dup_lines}, max_runs={"aria2c": min(counted, 2)},
+                 warmup_lists=(lists.head(dup_urls, dup_lines // 10), ""),
+                 notes=[f"Requests: imgfetch should make {dup_unique} (one per distinct URL); a client that does "
+                        f"not coalesce makes {dup_lines}. Files: {dup_unique} expected for every tool. "
+                        f"Warm-up round on the first {dup_lines // 10} lines (the files are the small set's, "
+                        "already in the page cache); aria2c is slow here, so it has at most 2 counted runs."]),
+        Scenario("ppm", f"`--save-as ppm` on the small set: {small_n} × 640×480 → {small_n} PPMs "
+                 f"(~0.9 MB each)", small_urls, small_paths, small_n, [save_ppm, ppm_limit],
+                 min(counted, 3), 60, limit_of=limits,
+                 warmup_lists=(lists.head(small_urls, small_n // 10), lists.head(small_paths, small_n // 10)),
+                 notes=[f"Disk-bound: each run writes ~{small_n * 921615 / 1e9:.1f} GB of pixels into the page "
+                        "cache of this machine's ext4. At most 3 counted runs (time budget); the warm-up round "
+                        f"does the first {small_n // 10} files only (the small set is already in the page cache)."]),
+        Scenario("tiny", f"{tiny_n:,}-line list of tiny images (64×64, ~2 KB)", tiny_urls, "", tiny_n,
+                 [default, Curl()], min(counted, 3), 150,
+                 out_root=TMPFS_OUT if os.path.isdir("/dev/shm") else None,
+                 warmup_lists=(lists.head(tiny_urls, min(tiny_n, 5000)), ""),
+                 notes=[f"{tiny_n:,} distinct URLs `/tiny/t-NNNNNN.jpg`; nginx `rewrite` maps each onto one "
+                        "of 1000 files by its last three digits. At most 3 counted runs (time budget); the "
+                        f"warm-up round fetches the first {min(tiny_n, 5000):,} URLs, which cover all 1000 files. "
+                        "Output "
+                        "directories are on tmpfs (`/dev/shm`) for every tool here: on this machine's ext4 "
+                        "creating a file costs about 0.5 ms of kernel CPU, which would swamp the per-item "
+                        "overhead this scenario is about (the other scenarios write to ext4)."]),
+        Scenario("huge", "One 10,000×10,000 JPEG (4.2 MB) → 300 MB PPM", huge_urls, huge_paths, 1,
+                 [save_ppm, default, ppm_limit], min(counted, 3), 60, limit_of=limits,
+                 notes=["For peak RSS: the bitmap is 300 MB, so a streaming decoder stays far below it."]),
+    ]
+    wanted = set(args.only.split(",")) if args.only else None
+    return [s for s in scenarios if wanted is None or s.key in wanted]
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--imgfetch", required=True)
+    parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
+    parser.add_argument("--bench-dir", default=".bench")
+    parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,version")
+    parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2)")
+    parser.add_argument("--output", help="Markdown file to write (default BENCHMARKS.md; "
+                        ".bench/BENCHMARKS-partial.md with --quick or --only)")
+    args = parser.parse_args()
+    args.imgfetch = os.path.abspath(args.imgfetch)
+    bench_dir = os.path.abspath(args.bench_dir)
+    os.makedirs(os.path.join(bench_dir, "logs"), exist_ok=True)
+    output = args.output or (os.path.join(bench_dir, "BENCHMARKS-partial.md") if args.quick or args.only
+                             else "BENCHMARKS.md")
+    began = time.monotonic()
+    www = corpus.ensure_corpus(bench_dir, os.path.join(args.bin_dir, "gen_corpus"), os.cpu_count() or 2)
+    server = Server(os.path.join(bench_dir, "nginx"), www)
+    # SIGTERM/SIGHUP end the bench like Ctrl-C does, so the finally below stops nginx.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    try:
+        server.start()
+        sizes = QUICK_SIZES if args.quick else FULL_SIZES
+        lists = corpus.Lists(www, os.path.join(bench_dir, "lists"), server.base_url, sizes)
+        scenarios = build_scenarios(args, lists, bench_dir)
+        load_before = os.getloadavg()[0]
+        for scenario in scenarios:
+            run_scenario(scenario, bench_dir, server)
+    finally:
+        server.stop()
+    version = (None, "")
+    if not args.only or "version" in args.only.split(","):
+        version = version_time(args.imgfetch, bench_dir)
+    meta = report.machine_info()
+    meta.update(date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+                mode="quick" if args.quick else "full", elapsed=time.monotonic() - began,
+                load_before=load_before, versions=versions(args.imgfetch, os.path.join(bench_dir, "venv")),
+                version_ms=version[0], version_method=version[1])
+    text = report.render(meta, scenarios, output)
+    with open(output, "w") as f:
+        f.write(text)
+    print(text)
+    print(f"bench: wrote {output} in {meta['elapsed'] / 60:.1f} min", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
