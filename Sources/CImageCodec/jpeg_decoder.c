@@ -199,6 +199,10 @@ void imgcodec_jpeg_start(imgcodec_decoder *decoder, int mode, int scale_num) {
         info->dct_method = JDCT_IFAST;
         info->do_fancy_upsampling = FALSE;
         info->out_color_space = info->jpeg_color_space;
+        // 1/8 scale: every coefficient of every block is still entropy-decoded (where truncation and
+        // corruption show), but the inverse DCT keeps only the DC term and rows are 1/8 as wide.
+        info->scale_num = 1;
+        info->scale_denom = 8;
     } else {
         info->scale_num = (unsigned)scale_num;
         info->scale_denom = 8;
