@@ -11,8 +11,13 @@ extension ImageDownloader {
             }
         case .failed(let error, let attempts, let httpStatus):
             transport.release()
-            // A cancelled transfer has no caller left: each one got `cancelled` when it withdrew.
-            guard error.kind != .cancelled else { return }
+            guard error.kind != .cancelled else {
+                // Its callers got `cancelled` when they withdrew; one that subscribed while
+                // cancelAll() ran may still be waiting on this transfer and must hear it too.
+                let waiting = registry.abandon(key: key, transferID: transferID)
+                deliver(waiting) { _ in DownloadResult(status: .cancelled, error: Self.cancelled) }
+                return
+            }
             let result = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus)
             complete(key: key, transferID: transferID, item: FinishedItem(result: result, outputPath: nil)) { _ in result }
         }
@@ -41,7 +46,9 @@ extension ImageDownloader {
         var first: DownloadResult?
         func result(for subscriber: Subscriber) -> DownloadResult? { placed[fileName(subscriber.name, format: format)] }
         while true {
-            let item = FinishedItem(result: first ?? base, outputPath: first?.paths.first)
+            // Only a body placed somewhere can serve later requests; if every placement failed,
+            // a later request of the URL fetches it again rather than inherit another name's error.
+            let item = first.map { FinishedItem(result: $0, outputPath: $0.paths.first) }
             switch registry.complete(key: key, transferID: transferID, item: item, isServed: { result(for: $0) != nil }) {
             case .done(let subscribers):
                 deliver(subscribers) { result(for: $0) ?? base }
@@ -99,7 +106,7 @@ extension ImageDownloader {
         return result
     }
 
-    private func complete(key: String, transferID: Int, item: FinishedItem, result: (Subscriber) -> DownloadResult) {
+    private func complete(key: String, transferID: Int, item: FinishedItem?, result: (Subscriber) -> DownloadResult) {
         guard case .done(let subscribers) = registry.complete(key: key, transferID: transferID, item: item, isServed: { _ in true }) else {
             return
         }

@@ -76,19 +76,29 @@ final class CallbackRegistry: @unchecked Sendable {
     }
 
     /// Ends `key`'s transfer: when `isServed` holds for every subscriber, removes the entry, records
-    /// `item` for later subscribers of the URL, and returns the subscribers. Otherwise returns the
+    /// `item` (if any) for later subscribers of the URL, and returns the subscribers. Otherwise returns the
     /// unserved ones and keeps the entry, so a subscriber arriving meanwhile is never lost.
-    func complete(key: String, transferID: Int, item: FinishedItem, isServed: (Subscriber) -> Bool) -> Completion {
+    func complete(key: String, transferID: Int, item: FinishedItem?, isServed: (Subscriber) -> Bool) -> Completion {
         queue.sync(flags: .barrier) {
             guard let entry = entries[key], entry.transfer.id == transferID else { return .done([]) }
             let unserved = entry.subscribers.filter { !isServed($0) }
             guard unserved.isEmpty else { return .morePending(unserved) }
             entries[key] = nil
-            if finished.updateValue(item, forKey: key) == nil {
+            if let item, finished.updateValue(item, forKey: key) == nil {
                 finishedOrder.append(key)
                 if finishedOrder.count > finishedCapacity, let oldest = finishedOrder.popFirst() { finished[oldest] = nil }
             }
             return .done(entry.subscribers)
+        }
+    }
+
+    /// Removes `key`'s entry if it still belongs to the (cancelled) transfer, without remembering
+    /// anything, and returns the subscribers that were still waiting on it.
+    func abandon(key: String, transferID: Int) -> [Subscriber] {
+        queue.sync(flags: .barrier) {
+            guard let entry = entries[key], entry.transfer.id == transferID else { return [] }
+            entries[key] = nil
+            return entry.subscribers
         }
     }
 
