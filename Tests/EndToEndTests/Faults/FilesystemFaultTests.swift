@@ -128,14 +128,16 @@ final class FilesystemFaultTests: EndToEndTestCase {
 
     func testAfterKill9TheNextRunLeavesNoPartialFilesAndCompletesTheSet() throws {
         let names = try server.addSamples(count: 4)
-        let slow = names.map { server.url("/drip/2000/files/\($0)") }
+        let slow = names.map { server.url("/drip/500/files/\($0)") }
         let list = try scratch.write("urls.txt", slow.joined(separator: "\n") + "\n")
         let running = try RunningImgFetch([list, "-o", outputDirectory, "-j", "4"])
         XCTAssertTrue(try eventually { try outputFiles().contains { $0.hasPrefix(".imgfetch-") } }, "no temp file appeared")
         running.signal(SIGKILL)
         _ = try running.wait()
-        let leftovers = try outputFiles()
-        XCTAssertTrue(leftovers.allSatisfy { $0.hasPrefix(".imgfetch-") }, "nothing at a final path: \(leftovers)")
+        // A small image may have finished before the kill; whatever is at a final path is complete.
+        for file in try outputFiles() where !file.hasPrefix(".imgfetch-") {
+            XCTAssertEqual(try outputData(file), try server.fileData(file), "partial file at a final path: \(file)")
+        }
 
         let fast = names.map { server.url("/files/\($0)") + " out=\($0)" }
         let second = try fetch(fast)
