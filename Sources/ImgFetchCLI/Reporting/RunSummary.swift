@@ -24,7 +24,7 @@ struct RunSummary: Sendable, Equatable {
     }
 
     /// 0 when every item was saved or skipped, 1 when any failed (or was cancelled).
-    var exitCode: Int32 { failed + cancelled > 0 ? 1 : 0 }
+    var exitCode: Int32 { failed + cancelled > 0 ? ImgFetchCommand.ExitCode.itemFailed : ImgFetchCommand.ExitCode.success }
 
     /// The one-line summary for stderr.
     var line: String {

@@ -4,27 +4,8 @@ import XCTest
 
 /// Edges found in review: a transfer cancelled under a caller that never withdrew, and a URL
 /// whose every placement failed.
-final class ImageDownloaderEdgeTests: XCTestCase {
-    private var directory: ScratchDirectory!
-    private var transport: MockTransport!
-    private var recorder: CompletionRecorder!
-    private var downloader: ImageDownloader!
-
-    override func setUpWithError() throws {
-        directory = try ScratchDirectory(prefix: "imgfetch-edges")
-        transport = MockTransport()
-        recorder = CompletionRecorder()
-        var configuration = DownloaderConfiguration(outputDirectory: directory.path)
-        configuration.decodeThreads = 2
-        // The mock serves a JPEG signature and filler: these tests are about the registry, not the decoder.
-        configuration.verifyImages = false
-        downloader = ImageDownloader(configuration: configuration, transport: transport)
-    }
-
-    override func tearDown() {
-        downloader.close()
-        directory.remove()
-    }
+final class ImageDownloaderEdgeTests: MockDownloaderTestCase {
+    override var scratchPrefix: String { "imgfetch-edges" }
 
     func testACallerStillSubscribedWhenItsTransferIsCancelledHearsCancelled() throws {
         // What cancelAll() racing a download() leaves behind: the transport cancels a transfer
@@ -41,10 +22,7 @@ final class ImageDownloaderEdgeTests: XCTestCase {
     func testAURLWhosePlacementFailedIsFetchedAgainForALaterName() throws {
         // --overwrite, so no existing-file check skips the first name before the download.
         downloader.close()
-        var configuration = DownloaderConfiguration(outputDirectory: directory.path)
-        configuration.verifyImages = false
-        configuration.existingFiles = .overwrite
-        downloader = ImageDownloader(configuration: configuration, transport: transport)
+        downloader = makeDownloader { $0.existingFiles = .overwrite }
         let url = try ParsedURL("http://example.com/a.jpg")
         // A non-empty directory where the first name's file should go makes its placement fail.
         try FileManager.default.createDirectory(atPath: directory.file("blocked.jpg/inside"), withIntermediateDirectories: true)

@@ -4,28 +4,8 @@ import XCTest
 
 /// The registry's semantics through the library API, with a mock transport that finishes
 /// transfers when the test says so.
-final class ImageDownloaderTests: XCTestCase {
-    private var directory: ScratchDirectory!
-    private var transport: MockTransport!
-    private var recorder: CompletionRecorder!
-    private var downloader: ImageDownloader!
+final class ImageDownloaderTests: MockDownloaderTestCase {
     private let body = MockTransport.jpegBody(count: 300, seed: 7)
-
-    override func setUpWithError() throws {
-        directory = try ScratchDirectory(prefix: "imgfetch-downloader")
-        transport = MockTransport()
-        recorder = CompletionRecorder()
-        var configuration = DownloaderConfiguration(outputDirectory: directory.path)
-        configuration.decodeThreads = 2
-        // The mock serves a JPEG signature and filler: these tests are about the registry, not the decoder.
-        configuration.verifyImages = false
-        downloader = ImageDownloader(configuration: configuration, transport: transport)
-    }
-
-    override func tearDown() {
-        downloader.close()
-        directory.remove()
-    }
 
     // MARK: - Coalescing
 

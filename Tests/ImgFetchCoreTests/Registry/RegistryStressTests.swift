@@ -6,28 +6,9 @@ import XCTest
 
 /// Many threads subscribing, cancelling and completing at once: every completion fires exactly
 /// once, nobody hangs, and the registry ends empty.
-final class RegistryStressTests: XCTestCase {
-    private var directory: ScratchDirectory!
-    private var transport: MockTransport!
-    private var recorder: CompletionRecorder!
-    private var downloader: ImageDownloader!
+final class RegistryStressTests: MockDownloaderTestCase {
     private let body = MockTransport.jpegBody(count: 120, seed: 3)
-
-    override func setUpWithError() throws {
-        directory = try ScratchDirectory(prefix: "imgfetch-stress")
-        transport = MockTransport()
-        recorder = CompletionRecorder()
-        var configuration = DownloaderConfiguration(outputDirectory: directory.path)
-        configuration.decodeThreads = 2
-        // The mock serves a JPEG signature and filler: these tests are about the registry, not the decoder.
-        configuration.verifyImages = false
-        downloader = ImageDownloader(configuration: configuration, transport: transport)
-    }
-
-    override func tearDown() {
-        downloader.close()
-        directory.remove()
-    }
+    override var scratchPrefix: String { "imgfetch-stress" }
 
     // MARK: - The finish/subscribe window
 
