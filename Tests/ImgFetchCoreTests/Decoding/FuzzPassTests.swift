@@ -65,9 +65,9 @@ final class FuzzPassTests: CodecTestCase {
     func testDecodingTheSameInputsAgainDoesNotGrowMemory() throws {
         let pass = FuzzPass(fixtures: try fixtures(), seed: seed &+ 1, directory: directory)
         let first = pass.run(0..<500)
-        let afterFirst = HostileCost.status("VmRSS")
+        let afterFirst = HostileCost.residentAfterTrim()
         let second = pass.run(0..<500)
-        let growth = HostileCost.status("VmRSS") - afterFirst
+        let growth = HostileCost.residentAfterTrim() - afterFirst
         print("fuzz leak check: RSS after the first pass \(afterFirst >> 20) MiB, growth over the second \(growth >> 10) KiB")
         for problem in (first.problems + second.problems).prefix(20) { XCTFail(problem) }
         XCTAssertTrue(first.outcomes == second.outcomes, "the same inputs gave different outcomes")
