@@ -52,6 +52,8 @@ e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
   /type/<%-content-type>/<rest>    override Content-Type
   /headers/<kib>/<rest>            add X-Big: aaa... of <kib> KiB
   /header/<%-name>/<%-value>/<rest>  add the response header <name>: <value>
+  /drop-header/<%-name>/<rest>     remove the response header <name> (e.g. ETag, to test
+                                   Last-Modified-only revalidation)
   /big/<bytes>                     image/jpeg FF D8 FF E0 + zeros, streamed, with length
   /bigstream/<bytes>               same, no Content-Length, close-delimited
   /echo-headers                    200 application/json of the request headers
@@ -206,6 +208,7 @@ def r_delay(c):
 @route("type", 1)
 @route("headers", 1)
 @route("header", 2)
+@route("drop-header", 1)
 @route("set-cookie", 2)
 @route("content-length", 1)
 @route("status-line", 1)
@@ -228,6 +231,9 @@ def r_modifier(c):
         r.headers.append(("X-Big", "a" * (int(a[0]) * 1024)))
     elif name == "header":
         r.headers.append((urllib.parse.unquote(a[0]), urllib.parse.unquote(a[1])))
+    elif name == "drop-header":
+        dropped = urllib.parse.unquote(a[0]).lower()
+        r.headers = [(k, v) for k, v in r.headers if k.lower() != dropped]
     elif name == "set-cookie":
         r.headers.append(("Set-Cookie", "%s=%s; Path=/" % (a[0], a[1])))
     elif name == "content-length":

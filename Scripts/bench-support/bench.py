@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 import report  # noqa: E402
+import rerun  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
 from server import Server  # noqa: E402
 from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Imgfetch, Tool, Wget2, versions  # noqa: E402
@@ -196,7 +197,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,version")
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,rerun,version")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2)")
     parser.add_argument("--output", help="Markdown file to write (default BENCHMARKS.md; "
                         ".bench/BENCHMARKS-partial.md with --quick or --only)")
@@ -220,6 +221,12 @@ def main() -> int:
         load_before = os.getloadavg()[0]
         for scenario in scenarios:
             run_scenario(scenario, bench_dir, server)
+        rerun_results = []
+        if not args.only or "rerun" in args.only.split(","):
+            small_urls = lists.set_list("small")[0]
+            rerun_results = rerun.run_rerun(args.imgfetch, bench_dir, server, small_urls, 1 if args.quick else 3)
+            first_file = os.path.join(www, "small", sorted(os.listdir(os.path.join(www, "small")))[0])
+            corpus_age = (time.time() - os.path.getmtime(first_file)) / 86400
     finally:
         server.stop()
     version = (None, "")
@@ -229,7 +236,8 @@ def main() -> int:
     meta.update(date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
                 mode="quick" if args.quick else "full", elapsed=time.monotonic() - began,
                 load_before=load_before, versions=versions(args.imgfetch, os.path.join(bench_dir, "venv")),
-                version_ms=version[0], version_method=version[1])
+                version_ms=version[0], version_method=version[1],
+                rerun_lines=rerun.render(rerun_results, corpus_age if rerun_results else None))
     text = report.render(meta, scenarios, output)
     with open(output, "w") as f:
         f.write(text)

@@ -1,5 +1,5 @@
 #ifndef CCRYPTO_SHIM_H
 #define CCRYPTO_SHIM_H
-// Only the one-shot EVP digest is used: SHA-256 of normalized URLs for --name hash.
+// EVP SHA-256: of normalized URLs for --name hash, and of bodies for the cache index.
 #include <openssl/evp.h>
 #endif

@@ -2,11 +2,16 @@
 /// and fan the result out.
 extension ImageDownloader {
     /// Called once per transfer, on the engine thread (or the mock transport's).
-    func transferFinished(key: String, transferID: Int, _ outcome: TransferOutcome) {
+    func transferFinished(key: String, transferID: Int, context: CacheContext, _ outcome: TransferOutcome) {
         switch outcome {
         case .fetched(let body):
             decodeStage.run { [self] in
-                finishFetched(key: key, transferID: transferID, body)
+                finishFetched(key: key, transferID: transferID, context: context, body)
+                transport.release()
+            }
+        case .notModified(let revalidation):
+            decodeStage.run { [self] in
+                finishNotModified(key: key, transferID: transferID, context: context, revalidation)
                 transport.release()
             }
         case .failed(let error, let attempts, let httpStatus):
@@ -23,7 +28,7 @@ extension ImageDownloader {
         }
     }
 
-    private func finishFetched(key: String, transferID: Int, _ body: FetchedBody) {
+    private func finishFetched(key: String, transferID: Int, context: CacheContext, _ body: FetchedBody) {
         var base = DownloadResult(status: .failed)
         base.httpStatus = body.httpStatus
         base.bytes = body.bytes
@@ -39,24 +44,52 @@ extension ImageDownloader {
         }
         base.format = prepared.format
         base.image = prepared.image
-        let format = prepared.format
+        base.cache = .downloaded
+        let recorder = CacheRecorder(index: cacheIndex, key: key, body: body, prepared: prepared,
+                                     kind: CacheEntry.outputKind(for: configuration))
+        // An indexed file that already holds this very body stays untouched (unless reloading,
+        // which rewrites every file it downloads).
+        let unchanged: (String) -> Bool = { [self] name in
+            guard configuration.cachePolicy == .protocol, let entry = context.entry, entry.kind == recorder.kind,
+                  entry.contentHash == body.contentHash else { return false }
+            return entry.files.contains { $0.name == name && fileSize(name) == $0.size }
+        }
+        var linked = false
+        placeForEveryCaller(key: key, transferID: transferID, format: prepared.format, failure: base,
+                            isIndexed: recorder.indexes) { _, name in
+            let overwrite = configuration.existingFiles == .overwrite || context.entry?.owns(name) == true
+            var result = base
+            if unchanged(name) {
+                result.status = .skipped
+                result.paths = [OutputPaths.join(configuration.outputDirectory, name)]
+            } else {
+                result = place(prepared.file, as: name, linking: !linked, overwrite: overwrite, base: base)
+                if result.status == .saved { linked = true }
+            }
+            if result.status == .saved || unchanged(name) { recorder.record(name, size: fileSize(name)) }
+            return result
+        }
+    }
 
-        // Place the body under each distinct file name; callers that join meanwhile are placed too.
+    /// Places the output under the file name of every caller of `key` (callers that join meanwhile
+    /// too), then fans the results out. Only an output placed somewhere can serve later requests
+    /// of the URL; if every placement failed, a later request fetches it again rather than
+    /// inherit another name's error.
+    func placeForEveryCaller(key: String, transferID: Int, format: ImageFormat, failure: DownloadResult, isIndexed: Bool,
+                             place: (OutputName, String) -> DownloadResult) {
         var placed: [String: DownloadResult] = [:]
         var first: DownloadResult?
         func result(for subscriber: Subscriber) -> DownloadResult? { placed[fileName(subscriber.name, format: format)] }
         while true {
-            // Only a body placed somewhere can serve later requests; if every placement failed,
-            // a later request of the URL fetches it again rather than inherit another name's error.
-            let item = first.map { FinishedItem(result: $0, outputPath: $0.paths.first) }
+            let item = first.map { FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed) }
             switch registry.complete(key: key, transferID: transferID, item: item, isServed: { result(for: $0) != nil }) {
             case .done(let subscribers):
-                deliver(subscribers) { result(for: $0) ?? base }
+                deliver(subscribers) { result(for: $0) ?? failure }
                 return
             case .morePending(let subscribers):
                 for subscriber in subscribers where result(for: subscriber) == nil {
                     let name = fileName(subscriber.name, format: format)
-                    let outcome = place(prepared.file, as: name, isFirst: placed.isEmpty, base: base)
+                    let outcome = place(subscriber.name, name)
                     placed[name] = outcome
                     if first == nil, outcome.status != .failed { first = outcome }
                 }
@@ -66,7 +99,7 @@ extension ImageDownloader {
 
     /// Serves a caller of a URL finished earlier in this run, from that result: a copy of its file
     /// under this caller's name, or the same failure.
-    func serve(_ subscriber: Subscriber, from item: FinishedItem) {
+    func serve(_ subscriber: Subscriber, key: String, from item: FinishedItem) {
         guard let source = item.outputPath, let format = item.result.format else {
             Self.deliver(item.result, to: subscriber, coalesced: true)
             return
@@ -82,20 +115,23 @@ extension ImageDownloader {
             result.status = try copy.commit(to: path, overwrite: configuration.existingFiles == .overwrite) == .saved ? .saved : .skipped
             result.paths = [path]
             result.error = nil
+            let name = fileName(subscriber.name, format: format)
+            if item.isIndexed, result.status == .saved, let size = fileSize(name) {
+                cacheIndex?.addFile(CacheEntry.File(name: name, size: size), for: key)
+            }
         } catch {
             result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)
         }
         Self.deliver(result, to: subscriber, coalesced: true)
     }
 
-    /// Puts the body under `name` in the output directory: a hard link to the temp file for the
-    /// first name (no copy), an independent copy for every further name.
-    private func place(_ body: TempFile, as name: String, isFirst: Bool, base: DownloadResult) -> DownloadResult {
+    /// Puts the body under `name` in the output directory: a hard link to the temp file when
+    /// `linking` (no copy), an independent copy otherwise.
+    private func place(_ body: TempFile, as name: String, linking: Bool, overwrite: Bool, base: DownloadResult) -> DownloadResult {
         let path = OutputPaths.join(configuration.outputDirectory, name)
-        let overwrite = configuration.existingFiles == .overwrite
         var result = base
         do {
-            let commit = isFirst
+            let commit = linking
                 ? try body.place(at: path, overwrite: overwrite)
                 : try TempFile.copy(of: body.path, in: configuration.outputDirectory).commit(to: path, overwrite: overwrite)
             result.status = commit == .saved ? .saved : .skipped

@@ -13,6 +13,8 @@ public final class ImageDownloader: Sendable {
     let transport: DownloadTransport
     let registry = CallbackRegistry()
     let decodeStage: DecodeStage
+    /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
+    let cacheIndex: CacheIndex?
     private let namer: Mutex<FileNamer>
     private let nextID = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
@@ -28,6 +30,7 @@ public final class ImageDownloader: Sendable {
         self.transport = transport
         decodeStage = DecodeStage(configuration: configuration)
         namer = Mutex(FileNamer(scheme: configuration.naming))
+        cacheIndex = Self.openCacheIndex(configuration)
     }
 
     /// Requests `url`; `completion` receives the one result. Names are given in call order, so
@@ -43,13 +46,21 @@ public final class ImageDownloader: Sendable {
             decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
             return DownloadToken(url: url, cancelAction: nil)
         }
-        if configuration.existingFiles == .skip, let existing = existingFile(for: name) {
-            decodeStage.run { Self.deliver(DownloadResult(status: .skipped, paths: [existing]), to: subscriber) }
-            return DownloadToken(url: url, cancelAction: nil)
-        }
         let key = url.normalized
-        let subscription = registry.subscribe(key: key, subscriber) {
-            makeTransfer(for: url, key: key, priority: options.priority)
+        // Decided only when the URL has no transfer and no result in this run yet, inside the
+        // registry's barrier: no second transfer can start meanwhile.
+        var servedFromDisk: CachePlan?
+        let subscription = registry.subscribe(key: key, subscriber) { () -> Transfer? in
+            let plan = cachePlan(key: key, name: name)
+            switch plan {
+            case .revalidate(let entry, let source):
+                return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: entry, source: source))
+            case .download(let owner):
+                return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: owner, source: nil))
+            case .keepExisting, .serve, .missing:
+                servedFromDisk = plan
+                return nil
+            }
         }
         switch subscription {
         case .created(let transfer):
@@ -57,7 +68,11 @@ public final class ImageDownloader: Sendable {
         case .joined:
             break
         case .finished(let item):
-            decodeStage.run { [self] in serve(subscriber, from: item) }
+            decodeStage.run { [self] in serve(subscriber, key: key, from: item) }
+        case .declined:
+            let plan = servedFromDisk!
+            decodeStage.run { [self] in Self.deliver(serveWithoutNetwork(plan, key: key, name: subscriber.name), to: subscriber) }
+            return DownloadToken(url: url, cancelAction: nil)
         }
         return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) }
     }
@@ -104,11 +119,12 @@ public final class ImageDownloader: Sendable {
 
     private func takeID() -> Int { nextID.add(1, ordering: .relaxed).newValue }
 
-    private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority) -> Transfer {
+    private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, context: CacheContext) -> Transfer {
         let id = takeID()
-        let transfer = Transfer(id: id, url: url, directory: configuration.outputDirectory,
-                                maxSize: configuration.maxSize, priority: priority) { [self] outcome in
-            transferFinished(key: key, transferID: id, outcome)
+        let validators = context.source == nil ? [] : context.entry?.headers.validators ?? []
+        let transfer = Transfer(id: id, url: url, directory: configuration.outputDirectory, maxSize: configuration.maxSize,
+                                priority: priority, validators: validators, hashesBody: cacheIndex != nil) { [self] outcome in
+            transferFinished(key: key, transferID: id, context: context, outcome)
         }
         transfer.progressInterval = UInt64(configuration.progressInterval * 1e9)
         transfer.onProgress = { [registry] received, expected in
@@ -139,20 +155,6 @@ public final class ImageDownloader: Sendable {
         case .original: name.fileName(for: format)
         case .pixels(let pixels): name.fileName(extension: pixels.fileExtension, accepting: [pixels.fileExtension])
         }
-    }
-
-    /// With `--skip-existing`, a file already saved under this item's name means no download at all.
-    private func existingFile(for name: OutputName) -> String? {
-        let candidates: [String]
-        switch configuration.saveAs {
-        case .original: candidates = name.possibleFileNames
-        case .pixels: candidates = [fileName(name, format: .jpeg)]
-        }
-        for candidate in candidates {
-            let path = OutputPaths.join(configuration.outputDirectory, candidate)
-            if access(path, F_OK) == 0 { return path }
-        }
-        return nil
     }
 
     static func deliver(_ result: DownloadResult, to subscriber: Subscriber, coalesced: Bool = false) {

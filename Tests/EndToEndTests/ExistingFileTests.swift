@@ -30,13 +30,26 @@ final class ExistingFileTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles(), ["a.jpg"])
     }
 
-    func testSecondRunSkipsEverything() throws {
+    func testSecondRunKeepsEveryFileAndOnlyRevalidates() throws {
         let names = try server.addSamples(count: 3)
         let urls = names.map { server.url("/files/\($0)") }
         XCTAssertEqual(try fetch(urls).exitCode, 0)
         let second = try fetch(urls)
         XCTAssertEqual(second.exitCode, 0)
         XCTAssertTrue(second.results.allSatisfy { $0[0] == "skipped" }, second.stdout)
-        XCTAssertEqual(try server.requests(to: "/files/").count, names.count)
+        // The samples were just written, so their Last-Modified gives them no heuristic freshness:
+        // each is revalidated once, and the server answers 304.
+        let again = try server.requests(to: "/files/").dropFirst(names.count)
+        XCTAssertEqual(again.count, names.count)
+        XCTAssertTrue(again.allSatisfy { $0.header("If-None-Match") != nil }, "\(again)")
+    }
+
+    func testOverwriteDoesNotApplyToFilesTheCacheIndexed() throws {
+        _ = try addJPEG("a.jpg")
+        let url = server.url("/header/Cache-Control/max-age%3D600/files/a.jpg")
+        XCTAssertEqual(try fetch([url]).exitCode, 0)
+        let second = try fetch([url], ["--overwrite"])
+        XCTAssertEqual(second.result(for: url)?[0], "skipped", "fresh in the index: the cache decides, not --overwrite")
+        XCTAssertEqual(try server.requests(to: "/header/").count, 1)
     }
 }

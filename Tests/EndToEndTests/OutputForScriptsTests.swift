@@ -60,7 +60,7 @@ final class OutputForScriptsTests: EndToEndTestCase {
     func testStderrOffATerminalHasNoControlSequences() throws {
         _ = try addJPEG("a.jpg")
         for progress in ["auto", "bar", "plain"] where progress != "bar" {
-            let result = try fetch([server.url("/files/a.jpg"), server.url("/status/404")], ["--progress", progress, "--overwrite"])
+            let result = try fetch([server.url("/files/a.jpg"), server.url("/status/404")], ["--progress", progress, "--cache-policy", "reload"])
             XCTAssertFalse(result.stderr.contains("\r"), progress)
             XCTAssertFalse(result.stderr.contains("\u{1B}"), progress)
             XCTAssertTrue(result.stderr.contains("failed \(server.url("/status/404")): HTTP 404"), result.stderr)

@@ -61,6 +61,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var naming: FileNamer.Scheme = .url
     /// What happens when the target file already exists.
     public var existingFiles: ExistingFilePolicy = .skip
+    /// How the output directory's cache index is used.
+    public var cachePolicy: CachePolicy = .protocol
     /// Only errors on stderr: no progress, no summary.
     public var quiet = false
     /// How progress is shown on stderr.
@@ -99,6 +101,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.allowDowngrade = allowDowngrade
         configuration.maxSize = maxSize
         configuration.existingFiles = existingFiles
+        configuration.cachePolicy = cachePolicy
         configuration.naming = naming
         configuration.saveAs = saveAs.configuration
         configuration.maxDimension = maxDimension

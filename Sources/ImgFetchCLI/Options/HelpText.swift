@@ -57,6 +57,10 @@ public enum HelpText {
                                      or from SHA-256 of the URL (default url)
               --overwrite            replace files that already exist
               --skip-existing        keep files that already exist (default)
+              --cache-policy POLICY  protocol: reuse files indexed in DIR/.imgfetch
+                                     while fresh, revalidate stale ones with
+                                     ETag/Last-Modified; reload: always download;
+                                     only-if-cached: no requests (default protocol)
               --progress MODE        auto, bar, plain or none (default auto: a bar
                                      when stderr is a terminal, nothing otherwise)
               --progress-interval SEC  seconds between plain status lines (default 10)
@@ -72,6 +76,10 @@ public enum HelpText {
           stdout: one line per list item, tab-separated:
                     saved|skipped|failed <TAB> URL <TAB> PATH-or-error
           stderr: progress, warnings, errors and a one-line summary.
+
+        A file indexed by an earlier run is the cache's: it is reused, revalidated
+        or replaced whatever --skip-existing says; those options decide only for
+        files that are not in the index.
 
         Exit status:
           0    every item was saved or skipped

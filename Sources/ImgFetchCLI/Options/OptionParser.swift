@@ -201,6 +201,11 @@ public enum OptionParser {
                 throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm or pam"))
             }
             options.saveAs = choice
+        case .cachePolicy:
+            guard let policy = CachePolicy(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected protocol, reload or only-if-cached"))
+            }
+            options.cachePolicy = policy
         case .maxDimension:
             options.maxDimension = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
         case .maxPixels:
@@ -220,7 +225,7 @@ enum Option: Equatable, Sendable {
     enum Valued: Equatable, Sendable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
         case header, userAgent, user, cookieJar, caCertificate, maxSize, name, progress, progressInterval, report
-        case saveAs, maxDimension, maxPixels
+        case saveAs, maxDimension, maxPixels, cachePolicy
     }
 
     case flag(Flag)
@@ -252,6 +257,7 @@ enum Option: Equatable, Sendable {
         ("name", nil, .valued(.name)),
         ("overwrite", nil, .flag(.overwrite)),
         ("skip-existing", nil, .flag(.skipExisting)),
+        ("cache-policy", nil, .valued(.cachePolicy)),
         ("progress", nil, .valued(.progress)),
         ("progress-interval", nil, .valued(.progressInterval)),
         ("quiet", "q", .flag(.quiet)),

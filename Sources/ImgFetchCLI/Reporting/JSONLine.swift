@@ -19,6 +19,7 @@ enum JSONLine {
             ("attempts", String(result.attempts)),
             ("duration_ms", String(Int((result.duration * 1000).rounded()))),
             ("coalesced", result.coalesced ? "true" : "false"),
+            ("cache", result.cache.map { string($0.rawValue) } ?? "null"),
         ]
         if let error = result.error {
             fields.append(("error", "{\"class\":\(string(error.kind.rawValue)),\"message\":\(string(error.message))}"))

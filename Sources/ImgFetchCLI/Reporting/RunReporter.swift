@@ -36,6 +36,12 @@ final class RunReporter: Sendable {
         if let error = ResultLine.error(item) { display.message(error) }
     }
 
+    /// A warning about the whole run (not one item), on stderr. Called from any thread.
+    func warn(_ message: String) {
+        guard !silenced.load(ordering: .relaxed) else { return }
+        display.message("imgfetch: warning: \(ResultLine.clean(message))\n")
+    }
+
     /// Stops all further output (after EPIPE on stdout).
     func silence() {
         silenced.store(true, ordering: .relaxed)

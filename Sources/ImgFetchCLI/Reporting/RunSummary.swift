@@ -8,6 +8,13 @@ struct RunSummary: Sendable, Equatable {
     var failed = 0
     var cancelled = 0
     var bytes: Int64 = 0
+    /// How the cache index satisfied items: no request, 304, full download.
+    var fresh = 0
+    var stale = 0
+    var revalidated = 0
+    var downloaded = 0
+    /// Body bytes the cache made unnecessary to transfer.
+    var reusedBytes: Int64 = 0
     var seconds: Double = 0
 
     var items: Int { saved + skipped + failed + cancelled }
@@ -20,7 +27,17 @@ struct RunSummary: Sendable, Equatable {
         case .cancelled: cancelled += 1
         }
         // A coalesced item shares another item's transfer: its bytes crossed the network once.
-        if !result.coalesced { bytes += result.bytes }
+        if !result.coalesced {
+            bytes += result.bytes
+            reusedBytes += result.reusedBytes
+        }
+        switch result.cache {
+        case .fresh: fresh += 1
+        case .stale: stale += 1
+        case .revalidated: revalidated += 1
+        case .downloaded: downloaded += 1
+        case nil: break
+        }
     }
 
     /// 0 when every item was saved or skipped, 1 when any failed (or was cancelled).
@@ -31,6 +48,15 @@ struct RunSummary: Sendable, Equatable {
         "imgfetch: \(items) item\(items == 1 ? "" : "s"): \(saved) saved, \(skipped) skipped, \(failed) failed"
             + (cancelled > 0 ? ", \(cancelled) cancelled; " : "; ")
             + "\(ByteCount.format(bytes)) in \(String(format: "%.1f", seconds)) s"
+            + cacheLine
+    }
+
+    /// The cache's part of the summary, when it satisfied any item without a download.
+    private var cacheLine: String {
+        guard fresh + stale + revalidated > 0 else { return "" }
+        var parts = ["\(fresh) fresh", "\(revalidated) revalidated", "\(downloaded) downloaded"]
+        if stale > 0 { parts.insert("\(stale) stale", at: 1) }
+        return "; cache: " + parts.joined(separator: ", ") + ", \(ByteCount.format(reusedBytes)) not transferred"
     }
 }
 

@@ -15,7 +15,9 @@ struct Run {
         let started = monotonicSeconds()
         let downloader: ImageDownloader
         do {
-            downloader = try ImageDownloader(configuration: options.downloaderConfiguration(outputDirectory: options.outputDirectory))
+            var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
+            configuration.onWarning = { [reporter] message in reporter.warn(message) }
+            downloader = try ImageDownloader(configuration: configuration)
         } catch {
             throw SetupError(message: error.message)
         }

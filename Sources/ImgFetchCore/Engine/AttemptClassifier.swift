@@ -4,6 +4,8 @@ import Foundation
 /// What the engine does after one attempt of a transfer.
 enum AttemptDecision {
     case fetched
+    /// 304 to a conditional request: the cached body is current.
+    case notModified
     case redirect(ParsedURL)
     case retry(DownloadError)
     case failed(DownloadError)
@@ -27,6 +29,8 @@ enum AttemptClassifier {
         switch status {
         case 200..<300:
             return .fetched
+        case 304 where transfer.isConditional:
+            return .notModified
         case 300..<400:
             return classifyRedirect(status, transfer, handle: handle, configuration: configuration)
         default:

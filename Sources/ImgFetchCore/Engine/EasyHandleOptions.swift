@@ -94,8 +94,21 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         // After a redirect to another origin, neither -u nor any -H header goes along.
-        CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, transfer.leftOrigin ? nil : headerList)
+        CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders(for: transfer))
         CCurl_easy_setopt_string(handle, CURLOPT_USERPWD, transfer.leftOrigin ? nil : configuration.credentials)
+    }
+
+    /// The -H headers (unless the transfer left its origin), plus its validators when it revalidates
+    /// a cache entry. Validators go along on every hop: they describe the URL's cached body, not a secret.
+    private func requestHeaders(for transfer: Transfer) -> UnsafeMutablePointer<curl_slist>? {
+        guard transfer.isConditional else { return transfer.leftOrigin ? nil : headerList }
+        curl_slist_free_all(transfer.conditionalHeaderList)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in (transfer.leftOrigin ? [] : configuration.headers) + transfer.validators {
+            list = curl_slist_append(list, header)
+        }
+        transfer.conditionalHeaderList = list
+        return list
     }
 
     /// Writes the cookie jar, if there is one.

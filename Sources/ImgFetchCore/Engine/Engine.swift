@@ -139,6 +139,7 @@ final class Engine: @unchecked Sendable {
             }
         }
         transfer.resetAttempt()
+        transfer.requestTime = Date().timeIntervalSince1970
         let handle = idleHandles.popLast() ?? options.makeHandle()
         options.configure(handle, for: transfer)
         CCurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passRetained(transfer).toOpaque())
@@ -168,8 +169,17 @@ final class Engine: @unchecked Sendable {
             tempFile.finishWriting()
             transfer.reportFinalProgress()
             transfer.tempFile = nil
-            finish(transfer, .fetched(FetchedBody(tempFile: tempFile, bytes: transfer.bytes, head: transfer.head,
-                                                  httpStatus: transfer.status, attempts: transfer.attempts)))
+            var body = FetchedBody(tempFile: tempFile, bytes: transfer.bytes, head: transfer.head,
+                                   httpStatus: transfer.status, attempts: transfer.attempts)
+            body.cacheHeaders = transfer.cacheHeaders
+            body.requestTime = transfer.requestTime
+            body.responseTime = Date().timeIntervalSince1970
+            body.contentHash = transfer.bodyHasher?.finish()
+            finish(transfer, .fetched(body))
+        case .notModified:
+            finish(transfer, .notModified(CacheRevalidation(cacheHeaders: transfer.cacheHeaders, requestTime: transfer.requestTime,
+                                                            responseTime: Date().timeIntervalSince1970,
+                                                            attempts: transfer.attempts)))
         case .redirect(let target):
             transfer.redirects += 1
             if target.origin != transfer.url.origin { transfer.leftOrigin = true }

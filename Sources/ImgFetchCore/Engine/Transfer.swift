@@ -26,6 +26,13 @@ final class Transfer: @unchecked Sendable {
     var tempFile: TempFile?
     let errorBuffer: UnsafeMutablePointer<CChar>
     let maxSize: Int64
+    /// `If-None-Match` / `If-Modified-Since` lines when the transfer revalidates a cache entry.
+    let validators: [String]
+    /// The request's header list when it has validators (the custom headers plus those); built
+    /// and freed by the engine thread's `EasyHandleOptions`.
+    var conditionalHeaderList: UnsafeMutablePointer<curl_slist>?
+    /// SHA-256 of the body as it arrives, for the cache index; nil when nothing is indexed.
+    let bodyHasher: SHA256Hasher?
     /// Progress fan-out; called on the engine thread at most once per `progressInterval`, and once at the end.
     var onProgress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
     var progressInterval: UInt64 = 100_000_000
@@ -43,15 +50,21 @@ final class Transfer: @unchecked Sendable {
     var isChunked = false
     /// The latest response's header block ended; libcurl errors before that are about the headers.
     var headersComplete = false
+    /// The latest response's caching headers.
+    var cacheHeaders = ResponseCacheHeaders()
+    /// When the current attempt started, in seconds since the epoch (RFC 9111's request_time).
+    var requestTime: Double = 0
 
     init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, priority: RequestPriority = .normal,
-         onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
+         validators: [String] = [], hashesBody: Bool = false, onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
         self.id = id
         self.priority = priority
         self.url = url
         self.currentURL = url
         self.directory = directory
         self.maxSize = maxSize
+        self.validators = validators
+        bodyHasher = hashesBody ? SHA256Hasher() : nil
         self.onFinish = onFinish
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
@@ -59,7 +72,11 @@ final class Transfer: @unchecked Sendable {
 
     deinit {
         errorBuffer.deallocate()
+        curl_slist_free_all(conditionalHeaderList)
     }
+
+    /// The request asks the server to confirm a cached body (a 304 is the expected answer).
+    var isConditional: Bool { !validators.isEmpty }
 
     var statusIfAny: Int? { status == 0 ? nil : status }
 
@@ -73,7 +90,10 @@ final class Transfer: @unchecked Sendable {
 
     func resetAttempt() {
         // A first attempt's file is already empty: no truncate (two syscalls per URL) needed.
-        if bytes > 0 { tempFile?.truncate() }
+        if bytes > 0 {
+            tempFile?.truncate()
+            bodyHasher?.reset()
+        }
         status = 0
         retryAfter = nil
         contentLength = nil
@@ -84,6 +104,7 @@ final class Transfer: @unchecked Sendable {
         abortError = nil
         isChunked = false
         headersComplete = false
+        cacheHeaders = ResponseCacheHeaders()
         errorBuffer[0] = 0
     }
 
@@ -106,6 +127,7 @@ final class Transfer: @unchecked Sendable {
             abortError = DownloadError(.filesystem, "cannot write temp file \(tempFile.path): \(Errno.describe(code))")
             return 0
         }
+        bodyHasher?.update(chunk)
         if head.count < ImageSniffer.headLength {
             head.append(contentsOf: chunk.prefix(ImageSniffer.headLength - head.count))
         }
@@ -139,16 +161,19 @@ final class Transfer: @unchecked Sendable {
             contentLength = nil
             isChunked = false
             headersComplete = false
+            cacheHeaders = ResponseCacheHeaders()
             return true
         }
         if first == UInt8(ascii: "\r") || first == UInt8(ascii: "\n") {
             headersComplete = true
-        } else if let value = Self.value(of: "retry-after:", in: line) {
-            retryAfter = value
-        } else if let value = Self.value(of: "transfer-encoding:", in: line) {
-            isChunked = value.lowercased().contains("chunked")
-        } else if let value = Self.value(of: "content-length:", in: line) {
-            return receiveContentLength(value)
+            return true
+        }
+        guard let (name, value) = Self.field(line) else { return true }
+        switch name {
+        case "retry-after": retryAfter = value
+        case "transfer-encoding": isChunked = value.lowercased().contains("chunked")
+        case "content-length": return receiveContentLength(value)
+        default: _ = cacheHeaders.receive(name: name, value: value)
         }
         return true
     }
@@ -178,10 +203,12 @@ final class Transfer: @unchecked Sendable {
     /// A Content-Length that is not a byte count, whether libcurl or `receiveHeader` found it.
     static let invalidContentLength = DownloadError(.network, "invalid HTTP response: Content-Length header is not a byte count")
 
-    /// The trimmed value of a header line whose lowercase name (with colon) is `prefix`.
-    private static func value(of prefix: String, in line: UnsafeRawBufferPointer) -> String? {
-        guard line.count > prefix.utf8.count, zip(line, prefix.utf8).allSatisfy({ lowercase($0) == $1 }) else { return nil }
-        return String(decoding: line.dropFirst(prefix.utf8.count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// A header line's lowercase name and trimmed value; nil for a line without a colon.
+    private static func field(_ line: UnsafeRawBufferPointer) -> (name: String, value: String)? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let name = String(decoding: line[..<colon].map(lowercase), as: UTF8.self)
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (name, value)
     }
 
     private static func lowercase(_ byte: UInt8) -> UInt8 {
@@ -192,6 +219,8 @@ final class Transfer: @unchecked Sendable {
 /// What the engine hands on when a transfer is over.
 enum TransferOutcome: Sendable {
     case fetched(FetchedBody)
+    /// A conditional request was answered 304 Not Modified: the cached body is current.
+    case notModified(CacheRevalidation)
     case failed(DownloadError, attempts: Int, httpStatus: Int?)
 }
 
@@ -201,5 +230,19 @@ struct FetchedBody: Sendable {
     let bytes: Int64
     let head: [UInt8]
     let httpStatus: Int
+    let attempts: Int
+    /// The response's caching headers and when it was requested and received (seconds since the epoch).
+    var cacheHeaders = ResponseCacheHeaders()
+    var requestTime: Double = 0
+    var responseTime: Double = 0
+    /// SHA-256 of the body, hex; nil when the transfer did not hash it.
+    var contentHash: String?
+}
+
+/// A 304 to a conditional request: the headers that update the cache entry, and the timing.
+struct CacheRevalidation: Sendable {
+    let cacheHeaders: ResponseCacheHeaders
+    let requestTime: Double
+    let responseTime: Double
     let attempts: Int
 }

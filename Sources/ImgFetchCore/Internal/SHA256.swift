@@ -10,9 +10,46 @@ enum SHA256 {
             EVP_Digest(buffer.baseAddress, buffer.count - 1, &digest, &length, EVP_sha256(), nil)
         }
         precondition(ok == 1, "EVP_Digest(SHA-256) failed")
-        return digest.prefix(Int(length)).map { byte in
+        return hex(digest.prefix(Int(length)))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()
+    }
+}
+
+/// SHA-256 of a stream fed piece by piece (a body as it arrives). Used by one thread at a time.
+final class SHA256Hasher {
+    private let context: OpaquePointer
+
+    init() {
+        guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
+        self.context = context
+        reset()
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+    }
+
+    /// Starts a new digest, forgetting what was fed.
+    func reset() {
+        precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "EVP_DigestInit_ex(SHA-256) failed")
+    }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(EVP_DigestUpdate(context, base, bytes.count) == 1, "EVP_DigestUpdate failed")
+    }
+
+    /// The hex digest of everything fed since the last reset; the hasher needs a reset before reuse.
+    func finish() -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        precondition(EVP_DigestFinal_ex(context, &digest, &length) == 1, "EVP_DigestFinal_ex failed")
+        return SHA256.hex(digest.prefix(Int(length)))
     }
 }

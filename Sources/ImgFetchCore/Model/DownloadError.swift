@@ -17,6 +17,8 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case notAnImage
         /// The output could not be written.
         case filesystem
+        /// `--cache-policy only-if-cached` and the index has no usable entry.
+        case notCached
         /// The list line could not be used.
         case invalidInput
         /// Every caller of the item cancelled it.

@@ -20,6 +20,11 @@ public struct DownloadResult: Sendable {
     public var attempts = 0
     /// True when the item shared another request's transfer instead of making its own.
     public var coalesced = false
+    /// How the cache index took part: nil when the item never reached it (a failure, or a file
+    /// kept by `--skip-existing`).
+    public var cache: CacheOutcome?
+    /// Body bytes the cache made unnecessary to transfer (fresh, stale or revalidated items).
+    public var reusedBytes: Int64 = 0
     /// Seconds from the request to its result.
     public var duration: Double = 0
     public var error: DownloadError?

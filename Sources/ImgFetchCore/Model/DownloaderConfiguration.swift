@@ -54,6 +54,12 @@ public struct DownloaderConfiguration: Sendable {
     public var progressInterval = 0.1
     /// What happens when the final path already exists.
     public var existingFiles: ExistingFilePolicy = .skip
+    /// How the output directory's cache index decides between reuse, revalidation and download.
+    public var cachePolicy: CachePolicy = .protocol
+    /// Keep a cache index in `DIR/.imgfetch/`; without it every item is downloaded (`cachePolicy` is ignored).
+    public var keepsCacheIndex = true
+    /// Receives warnings that concern the whole run, not one item (e.g. a damaged cache index was replaced).
+    public var onWarning: (@Sendable (String) -> Void)?
     /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting transfers.
     public var decodeBacklog = 32
     /// Threads of the decode stage.

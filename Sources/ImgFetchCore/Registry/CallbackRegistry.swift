@@ -32,6 +32,9 @@ final class CallbackRegistry: @unchecked Sendable {
         case joined
         /// The URL is already done in this run; serve the subscriber from `item`.
         case finished(FinishedItem)
+        /// The URL had no transfer and `makeTransfer` chose not to start one (the output is served
+        /// from disk); the subscriber was not added.
+        case declined
     }
 
     /// What a `complete` did.
@@ -53,15 +56,16 @@ final class CallbackRegistry: @unchecked Sendable {
     }
 
     /// Adds `subscriber` for `key`. The first subscriber of a URL gets a new transfer from
-    /// `makeTransfer` (inside the barrier, so no second transfer can start for the URL).
-    func subscribe(key: String, _ subscriber: Subscriber, makeTransfer: () -> Transfer) -> Subscription {
+    /// `makeTransfer` (inside the barrier, so no second transfer can start for the URL), or none
+    /// when it returns nil.
+    func subscribe(key: String, _ subscriber: Subscriber, makeTransfer: () -> Transfer?) -> Subscription {
         queue.sync(flags: .barrier) {
             if entries[key] != nil {
                 entries[key]!.subscribers.append(subscriber)
                 return .joined
             }
             if let item = finished[key] { return .finished(item) }
-            let transfer = makeTransfer()
+            guard let transfer = makeTransfer() else { return .declined }
             entries[key] = Entry(transfer: transfer, subscribers: [subscriber])
             return .created(transfer)
         }
@@ -138,4 +142,6 @@ struct FinishedItem: Sendable {
     let result: DownloadResult
     /// A file holding the verified output (saved or found in place), to copy for other names.
     let outputPath: String?
+    /// The URL has an entry in the cache index, which copies made from `outputPath` join.
+    var isIndexed = false
 }

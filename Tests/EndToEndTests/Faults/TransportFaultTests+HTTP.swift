@@ -131,7 +131,7 @@ extension TransportFaultTests {
         let progressLines = tsv.execution.stderr.split(separator: "\n").filter { $0.hasPrefix("imgfetch: ") && $0.contains("/\(list.count + 1) items") }
         XCTAssertFalse(progressLines.isEmpty, "no plain progress lines:\n\(tsv.execution.stderr)")
         let report = try String(contentsOf: scratch.file("report.jsonl"), encoding: .utf8)
-        let jsonl = try fetchBesideGoodURL(list, Self.secretOptions + ["--jsonl", "--overwrite"], alsoSaved: ["a.jpg"])
+        let jsonl = try fetchBesideGoodURL(list, Self.secretOptions + ["--jsonl", "--cache-policy", "reload"], alsoSaved: ["a.jpg"])
         for (name, text) in [("stdout", tsv.execution.stdout), ("stderr", tsv.execution.stderr), ("report", report),
                              ("JSONL stdout", jsonl.execution.stdout), ("JSONL stderr", jsonl.execution.stderr)] {
             for secret in secrets {

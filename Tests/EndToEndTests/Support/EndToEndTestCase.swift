@@ -24,9 +24,10 @@ class EndToEndTestCase: XCTestCase {
         return try ImgFetchRunner.run([list, "-o", outputDirectory] + arguments)
     }
 
-    /// Names in the output directory (hidden files included, so a leftover temp file shows up).
+    /// Names in the output directory (hidden files included, so a leftover temp file shows up),
+    /// except the cache index's folder `.imgfetch`.
     func outputFiles() throws -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory).sorted()) ?? []
+        ((try? FileManager.default.contentsOfDirectory(atPath: outputDirectory)) ?? []).filter { $0 != ".imgfetch" }.sorted()
     }
 
     func outputData(_ name: String) throws -> Data {

@@ -106,6 +106,9 @@ final class RunningImgFetch {
         try input.fileHandleForWriting.close()
     }
 
+    /// The file that receives its stdout while it runs.
+    var stdoutPath: String { scratch.appendingPathComponent("stdout").path }
+
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
     }

@@ -13,9 +13,9 @@ struct ScratchDirectory {
         path = String(cString: created)
     }
 
-    /// Every name in the directory, sorted.
+    /// Every name in the directory but the cache index's folder, sorted.
     func entries() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0 != ".imgfetch" }.sorted()
     }
 
     /// The finished files (names not starting with a dot), sorted.

@@ -1,0 +1,62 @@
+/// What the cache index knows about one URL: the response it was saved from, and the files in the
+/// output directory that hold it.
+public struct CacheEntry: Sendable, Equatable {
+    /// A file of the output directory that holds this URL's output, with its size when it was written.
+    public struct File: Sendable, Equatable {
+        public var name: String
+        public var size: Int64
+
+        public init(name: String, size: Int64) {
+            self.name = name
+            self.size = size
+        }
+    }
+
+    /// The normalized URL.
+    public var url: String
+    /// What the files hold (`CacheEntry.outputKind`): entries of another kind are not reused.
+    public var kind: String
+    public var format: ImageFormat
+    public var image: ImageInfo?
+    public var headers: ResponseCacheHeaders
+    public var freshness: CacheFreshness
+    /// The body's length in bytes: what a reuse saves.
+    public var bodySize: Int64
+    /// SHA-256 of the body, hex.
+    public var contentHash: String
+    public var files: [File]
+
+    public init(url: String, kind: String, format: ImageFormat, image: ImageInfo?, headers: ResponseCacheHeaders,
+                freshness: CacheFreshness, bodySize: Int64, contentHash: String, files: [File]) {
+        self.url = url
+        self.kind = kind
+        self.format = format
+        self.image = image
+        self.headers = headers
+        self.freshness = freshness
+        self.bodySize = bodySize
+        self.contentHash = contentHash
+        self.files = files
+    }
+
+    public var directives: CacheDirectives { headers.directives }
+
+    /// True while the entry may be reused without asking the server: within its freshness
+    /// lifetime and not marked no-cache.
+    public func isFresh(now: Double) -> Bool {
+        !directives.noCache && freshness.isFresh(now: now)
+    }
+
+    /// True when a conditional request can revalidate the entry.
+    public var hasValidators: Bool { !headers.validators.isEmpty }
+
+    public func owns(_ name: String) -> Bool { files.contains { $0.name == name } }
+
+    /// The kind of output a configuration writes: entries written as something else are not reused.
+    static func outputKind(for configuration: DownloaderConfiguration) -> String {
+        switch configuration.saveAs {
+        case .original: "original"
+        case .pixels(let format): configuration.maxDimension.map { "\(format.rawValue):\($0)" } ?? format.rawValue
+        }
+    }
+}

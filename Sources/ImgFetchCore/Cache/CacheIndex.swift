@@ -1,0 +1,126 @@
+import Foundation
+import Synchronization
+
+/// The cache index of one output directory, `DIR/.imgfetch/index.sqlite`: for each normalized URL,
+/// the response its files were saved from (validators, freshness, size, SHA-256) and the files.
+///
+/// SQLite in WAL mode: every change is one transaction, committed before the item's result is
+/// reported, so a process killed at any moment leaves a consistent index that keeps every
+/// reported entry; lookups read one row by primary key, so millions of entries cost no memory.
+/// Two connections, each used only under its own lock (`readerLock`, `writerLock`): lookups (on the caller's thread) never wait for
+/// the commits of the decode stage. Hence `@unchecked Sendable`.
+public final class CacheIndex: @unchecked Sendable {
+    /// The database file.
+    public let path: String
+    private let reader: CacheStatements
+    private let readerLock = Mutex(())
+    private let writer: CacheStatements
+    private let writerLock = Mutex(())
+    private let warn: @Sendable (String) -> Void
+    private let warnedAboutWrites = Atomic<Bool>(false)
+
+    /// The folder in the output directory that holds the index.
+    public static let folderName = ".imgfetch"
+    static let schemaVersion = 1
+
+    /// Opens (or creates) the index of `directory`. An index that is not a database or is damaged
+    /// is moved aside to `index.sqlite.corrupt` and a new one is started; `warn` says so.
+    public init(directory: String, warn: @escaping @Sendable (String) -> Void) throws(CacheIndexError) {
+        let folder = OutputPaths.join(directory, Self.folderName)
+        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw CacheIndexError("cannot create the cache folder \(folder): \(Errno.describe())")
+        }
+        path = folder + "/index.sqlite"
+        self.warn = warn
+        let writerStatements: CacheStatements
+        do {
+            writerStatements = try Self.openWriter(path)
+        } catch let error where error.isUnusableFile {
+            Self.moveAside(path)
+            warn("cache index \(path) was unreadable (\(error.message)); moved it to index.sqlite.corrupt and started a new one")
+            do {
+                writerStatements = try Self.openWriter(path)
+            } catch {
+                throw CacheIndexError("cannot open the cache index \(path): \(error.message)")
+            }
+        } catch {
+            throw CacheIndexError("cannot open the cache index \(path): \(error.message)")
+        }
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute("PRAGMA busy_timeout = 10000; PRAGMA query_only = 1")
+            reader = try CacheStatements(database)
+        } catch {
+            throw CacheIndexError("cannot open the cache index \(path): \(error.message)")
+        }
+        writer = writerStatements
+    }
+
+    /// The entry for a normalized URL, or nil. A failed read counts as no entry (the item is then downloaded).
+    public func entry(for url: String) -> CacheEntry? {
+        do {
+            return try readerLock.withLock { _ throws(SQLiteError) in try reader.entry(for: url) }
+        } catch {
+            warnOnce("cannot read the cache index \(path): \(error.message)")
+            return nil
+        }
+    }
+
+    /// Records `entry`, replacing what the URL had; its files now belong to it alone.
+    public func store(_ entry: CacheEntry) {
+        write { statements throws(SQLiteError) in try statements.store(entry) }
+    }
+
+    /// Records one more file that holds the URL's output.
+    public func addFile(_ file: CacheEntry.File, for url: String) {
+        write { statements throws(SQLiteError) in try statements.addFile(file, url: url) }
+    }
+
+    /// A 304 confirmed the entry: takes the response's headers and freshness.
+    public func refresh(url: String, headers: ResponseCacheHeaders, freshness: CacheFreshness) {
+        write { statements throws(SQLiteError) in try statements.refresh(url: url, headers: headers, freshness: freshness) }
+    }
+
+    /// Forgets a URL (its response said no-store) and the files `names` (now holding that response).
+    public func remove(url: String, names: [String]) {
+        write { statements throws(SQLiteError) in try statements.remove(url: url, names: names) }
+    }
+
+    private func write(_ change: (CacheStatements) throws(SQLiteError) -> Void) {
+        do {
+            try writerLock.withLock { _ throws(SQLiteError) in
+                try writer.database.transaction { () throws(SQLiteError) in try change(writer) }
+            }
+        } catch {
+            // The file is saved all the same; the next run downloads what this one could not record.
+            warnOnce("cannot update the cache index \(path): \(error.message)")
+        }
+    }
+
+    private func warnOnce(_ message: String) {
+        if !warnedAboutWrites.exchange(true, ordering: .relaxed) { warn(message) }
+    }
+
+    private static func openWriter(_ path: String) throws(SQLiteError) -> CacheStatements {
+        let database = try SQLiteDatabase(path: path)
+        // WAL: readers and the writer do not block each other, and a commit is one append.
+        // synchronous=NORMAL: a commit survives the process being killed (not a power cut, which
+        // at worst loses the last commits of a cache, never its consistency).
+        try database.execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        try database.transaction { () throws(SQLiteError) in try CacheSchema.prepare(database) }
+        return try CacheStatements(database)
+    }
+
+    private static func moveAside(_ path: String) {
+        rename(path, path + ".corrupt")
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+    }
+}
+
+/// Why the cache index could not be opened.
+public struct CacheIndexError: Error, CustomStringConvertible {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

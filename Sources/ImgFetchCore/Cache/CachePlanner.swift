@@ -1,0 +1,64 @@
+/// What one requested output needs, decided before any request.
+enum CachePlan: Equatable {
+    /// An unindexed file is already at the final path, and `--skip-existing` keeps it.
+    case keepExisting(name: String)
+    /// No request: the output comes from `source`, an indexed file that still has its size.
+    case serve(CacheEntry, source: String, outcome: CacheOutcome)
+    /// Ask the server with the entry's validators; on 304 the output comes from `source`.
+    case revalidate(CacheEntry, source: String)
+    /// Download in full. Files that `owner` (the URL's entry) indexed may be replaced.
+    case download(owner: CacheEntry?)
+    /// `only-if-cached`, and nothing usable is indexed.
+    case missing
+}
+
+/// Decides `CachePlan`s: `--cache-policy` and `--skip-existing`/`--overwrite` over the URL's index
+/// entry and the files on disk.
+struct CachePlanner {
+    var policy: CachePolicy
+    /// `CacheEntry.outputKind` of this run: entries of another kind are not reused.
+    var kind: String
+    /// This run verifies images: an entry saved without verification (`--no-decode`) is not reused.
+    var verifies: Bool
+    var existingFiles: ExistingFilePolicy
+    /// The size of the regular file `name` in the output directory, or nil when there is none.
+    var fileSize: (String) -> Int64?
+
+    /// - Parameters:
+    ///   - wantedName: the output's file name once the format is known.
+    ///   - possibleNames: the names to look for when the format is not known (no usable entry).
+    func plan(entry: CacheEntry?, wantedName: (ImageFormat) -> String, possibleNames: [String], now: Double) -> CachePlan {
+        guard let entry, isUsable(entry) else {
+            let owned = Set(entry?.files.map(\.name) ?? [])
+            if existingFiles == .skip,
+               let existing = possibleNames.first(where: { !owned.contains($0) && fileSize($0) != nil }) {
+                return .keepExisting(name: existing)
+            }
+            return policy == .onlyIfCached ? .missing : .download(owner: entry)
+        }
+        let wanted = wantedName(entry.format)
+        if existingFiles == .skip, !entry.owns(wanted), fileSize(wanted) != nil {
+            return .keepExisting(name: wanted)
+        }
+        // The wanted file itself is the best source; any other indexed copy of the body will do.
+        let intact = entry.files.filter { fileSize($0.name) == $0.size }.map(\.name)
+        guard let source = intact.contains(wanted) ? wanted : intact.first else {
+            return policy == .onlyIfCached ? .missing : .download(owner: entry)
+        }
+        switch policy {
+        case .reload:
+            return .download(owner: entry)
+        case .onlyIfCached:
+            return .serve(entry, source: source, outcome: entry.isFresh(now: now) ? .fresh : .stale)
+        case .protocol:
+            if entry.isFresh(now: now) { return .serve(entry, source: source, outcome: .fresh) }
+            return entry.hasValidators ? .revalidate(entry, source: source) : .download(owner: entry)
+        }
+    }
+
+    private func isUsable(_ entry: CacheEntry) -> Bool {
+        guard entry.kind == kind else { return false }
+        let decodable = entry.format == .jpeg || entry.format == .png
+        return !verifies || !decodable || entry.image?.verified == true
+    }
+}

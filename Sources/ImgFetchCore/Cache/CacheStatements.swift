@@ -1,0 +1,98 @@
+/// One connection's prepared statements and the reads and writes built on them. Used under its
+/// owner's lock only.
+final class CacheStatements {
+    let database: SQLiteDatabase
+    private let selectEntry: SQLiteStatement
+    private let selectFiles: SQLiteStatement
+    private let upsertEntry: SQLiteStatement
+    private let deleteFilesOfURL: SQLiteStatement
+    private let upsertFile: SQLiteStatement
+    private let updateFreshness: SQLiteStatement
+    private let deleteEntry: SQLiteStatement
+    private let deleteFile: SQLiteStatement
+
+    private static let columns = """
+        kind, format, width, height, channels, bit_depth, orientation, verified, etag, last_modified, date, age, \
+        cache_control, expires, pragma, max_age, no_cache, must_revalidate, freshness_lifetime, initial_age, \
+        response_time, body_size, sha256
+        """
+
+    init(_ database: SQLiteDatabase) throws(SQLiteError) {
+        self.database = database
+        selectEntry = try database.prepare("SELECT \(Self.columns) FROM entries WHERE url = ?")
+        selectFiles = try database.prepare("SELECT name, size FROM files WHERE url = ? ORDER BY name")
+        upsertEntry = try database.prepare("INSERT OR REPLACE INTO entries (url, \(Self.columns)) VALUES ("
+            + Array(repeating: "?", count: 24).joined(separator: ", ") + ")")
+        deleteFilesOfURL = try database.prepare("DELETE FROM files WHERE url = ?")
+        upsertFile = try database.prepare("INSERT OR REPLACE INTO files (name, url, size) VALUES (?, ?, ?)")
+        updateFreshness = try database.prepare("""
+            UPDATE entries SET etag = ?, last_modified = ?, date = ?, age = ?, cache_control = ?, expires = ?, pragma = ?,
+                max_age = ?, no_cache = ?, must_revalidate = ?, freshness_lifetime = ?, initial_age = ?, response_time = ?
+            WHERE url = ?
+            """)
+        deleteEntry = try database.prepare("DELETE FROM entries WHERE url = ?")
+        deleteFile = try database.prepare("DELETE FROM files WHERE name = ?")
+    }
+
+    func entry(for url: String) throws(SQLiteError) -> CacheEntry? {
+        selectEntry.bind([.text(url)])
+        guard try selectEntry.step() else { return nil }
+        let row = selectEntry
+        guard let kind = row.text(0), let format = row.text(1).flatMap(ImageFormat.init(rawValue:)) else { return nil }
+        var image: ImageInfo?
+        if let width = row.integer(2), let height = row.integer(3), let channels = row.integer(4),
+           let bitDepth = row.integer(5) {
+            image = ImageInfo(width: Int(width), height: Int(height), channels: Int(channels), bitDepth: Int(bitDepth),
+                              orientation: Int(row.integer(6) ?? 1), verified: row.integer(7) == 1)
+        }
+        let headers = ResponseCacheHeaders(etag: row.text(8), lastModified: row.text(9), date: row.text(10), age: row.text(11),
+                                           cacheControl: row.text(12), expires: row.text(13), pragma: row.text(14))
+        let freshness = CacheFreshness(lifetime: row.real(18), initialAge: row.real(19), responseTime: row.real(20))
+        let bodySize = row.integer(21) ?? 0
+        let hash = row.text(22) ?? ""
+        selectFiles.bind([.text(url)])
+        var files: [CacheEntry.File] = []
+        while try selectFiles.step() {
+            if let name = selectFiles.text(0) { files.append(CacheEntry.File(name: name, size: selectFiles.integer(1) ?? -1)) }
+        }
+        return CacheEntry(url: url, kind: kind, format: format, image: image, headers: headers, freshness: freshness,
+                          bodySize: bodySize, contentHash: hash, files: files)
+    }
+
+    func store(_ entry: CacheEntry) throws(SQLiteError) {
+        let image = entry.image
+        let values: [SQLiteValue] = [
+            .text(entry.url), .text(entry.kind), .text(entry.format.rawValue),
+            .optional(image?.width), .optional(image?.height), .optional(image?.channels), .optional(image?.bitDepth),
+            .optional(image?.orientation), .integer(image?.verified == true ? 1 : 0),
+        ] + Self.headerValues(entry.headers, entry.freshness) + [.integer(entry.bodySize), .text(entry.contentHash)]
+        try upsertEntry.bind(values).run()
+        try deleteFilesOfURL.bind([.text(entry.url)]).run()
+        for file in entry.files { try addFile(file, url: entry.url) }
+    }
+
+    func addFile(_ file: CacheEntry.File, url: String) throws(SQLiteError) {
+        try upsertFile.bind([.text(file.name), .text(url), .integer(file.size)]).run()
+    }
+
+    func refresh(url: String, headers: ResponseCacheHeaders, freshness: CacheFreshness) throws(SQLiteError) {
+        try updateFreshness.bind(Self.headerValues(headers, freshness) + [.text(url)]).run()
+    }
+
+    func remove(url: String, names: [String]) throws(SQLiteError) {
+        try deleteEntry.bind([.text(url)]).run()
+        try deleteFilesOfURL.bind([.text(url)]).run()
+        for name in names { try deleteFile.bind([.text(name)]).run() }
+    }
+
+    /// The header and freshness columns, in the order of `columns` (etag … response_time).
+    private static func headerValues(_ headers: ResponseCacheHeaders, _ freshness: CacheFreshness) -> [SQLiteValue] {
+        let directives = headers.directives
+        return [
+            .optional(headers.etag), .optional(headers.lastModified), .optional(headers.date), .optional(headers.age),
+            .optional(headers.cacheControl), .optional(headers.expires), .optional(headers.pragma),
+            .optional(directives.maxAge), .integer(directives.noCache ? 1 : 0), .integer(directives.mustRevalidate ? 1 : 0),
+            .real(freshness.lifetime), .real(freshness.initialAge), .real(freshness.responseTime),
+        ]
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// What a transfer's completion needs from the cache decision that started it.
+struct CacheContext: Sendable {
+    /// The URL's index entry when the transfer started: files it indexed may be replaced, and a
+    /// 304 confirms it.
+    var entry: CacheEntry?
+    /// The indexed file that a 304 serves from; nil for a full download.
+    var source: String?
+}
+
+/// The cache policy at work: deciding before the request, serving from disk, and keeping the
+/// index current after each response.
+extension ImageDownloader {
+    static func openCacheIndex(_ configuration: DownloaderConfiguration) -> CacheIndex? {
+        guard configuration.keepsCacheIndex else { return nil }
+        let warn: @Sendable (String) -> Void = configuration.onWarning ?? { _ in }
+        do {
+            return try CacheIndex(directory: configuration.outputDirectory, warn: warn)
+        } catch {
+            warn("\(error.message); continuing without the cache (every item is downloaded)")
+            return nil
+        }
+    }
+
+    /// The plan for one output of `key`: serve it from disk, revalidate, or download.
+    func cachePlan(key: String, name: OutputName) -> CachePlan {
+        let planner = CachePlanner(policy: configuration.cachePolicy, kind: CacheEntry.outputKind(for: configuration),
+                                   verifies: configuration.verifyImages, existingFiles: configuration.existingFiles,
+                                   fileSize: fileSize)
+        let possibleNames: [String]
+        switch configuration.saveAs {
+        case .original: possibleNames = name.possibleFileNames
+        case .pixels: possibleNames = [fileName(name, format: .jpeg)]
+        }
+        return planner.plan(entry: cacheIndex?.entry(for: key), wantedName: { fileName(name, format: $0) },
+                            possibleNames: possibleNames, now: Date().timeIntervalSince1970)
+    }
+
+    /// The result of an output that needs no request (`CachePlan.keepExisting`, `.serve`, `.missing`).
+    func serveWithoutNetwork(_ plan: CachePlan, key: String, name: OutputName) -> DownloadResult {
+        switch plan {
+        case .keepExisting(let existing):
+            return DownloadResult(status: .skipped, paths: [OutputPaths.join(configuration.outputDirectory, existing)])
+        case .serve(let entry, let source, let outcome):
+            return satisfy(name, from: entry, source: source, outcome: outcome)
+        case .missing:
+            return .failed(DownloadError(.notCached, "not in the cache index of \(configuration.outputDirectory) "
+                + "(--cache-policy only-if-cached makes no requests; run without it to download)"))
+        case .revalidate, .download:
+            preconditionFailure("a plan that needs a request was served from disk")
+        }
+    }
+
+    /// The output `name` of an indexed body: the indexed file itself when it is intact, else a
+    /// copy of `source` placed under the name (and indexed).
+    func satisfy(_ name: OutputName, from entry: CacheEntry, source: String, outcome: CacheOutcome,
+                 httpStatus: Int? = nil, attempts: Int = 0) -> DownloadResult {
+        let wanted = fileName(name, format: entry.format)
+        let path = OutputPaths.join(configuration.outputDirectory, wanted)
+        var result = DownloadResult(status: .skipped, paths: [path])
+        result.format = entry.format
+        result.image = entry.image
+        result.cache = outcome
+        result.reusedBytes = entry.bodySize
+        result.httpStatus = httpStatus
+        result.attempts = attempts
+        if entry.files.contains(where: { $0.name == wanted && fileSize(wanted) == $0.size }) { return result }
+        do {
+            let copy = try TempFile.copy(of: OutputPaths.join(configuration.outputDirectory, source), in: configuration.outputDirectory)
+            let overwrite = configuration.existingFiles == .overwrite || entry.owns(wanted)
+            if try copy.commit(to: path, overwrite: overwrite) == .saved {
+                result.status = .saved
+                if let size = fileSize(wanted) { cacheIndex?.addFile(CacheEntry.File(name: wanted, size: size), for: entry.url) }
+            }
+        } catch {
+            var failed = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus)
+            failed.format = entry.format
+            return failed
+        }
+        return result
+    }
+
+    /// The size of the regular file `name` in the output directory; nil when there is none (a
+    /// symlink or directory planted there is not an indexed file).
+    func fileSize(_ name: String) -> Int64? {
+        var info = stat()
+        guard lstat(OutputPaths.join(configuration.outputDirectory, name), &info) == 0,
+              (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// A 304 confirmed `context.entry`: update it, then serve every caller of the URL from its files.
+    func finishNotModified(key: String, transferID: Int, context: CacheContext, _ revalidation: CacheRevalidation) {
+        guard var entry = context.entry, let source = context.source else { return }
+        entry.headers = entry.headers.updated(with: revalidation.cacheHeaders)
+        entry.freshness = CacheFreshness(headers: entry.headers, requestTime: revalidation.requestTime,
+                                         responseTime: revalidation.responseTime)
+        cacheIndex?.refresh(url: key, headers: entry.headers, freshness: entry.freshness)
+        var failure = DownloadResult.failed(DownloadError(.filesystem, "no cached file"), attempts: revalidation.attempts, httpStatus: 304)
+        failure.format = entry.format
+        placeForEveryCaller(key: key, transferID: transferID, format: entry.format, failure: failure, isIndexed: true) { name, _ in
+            satisfy(name, from: entry, source: source, outcome: .revalidated, httpStatus: 304, attempts: revalidation.attempts)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+@testable import ImgFetchCore
+import XCTest
+
+/// `CacheIndex`: SQLite entries that survive reopening, damage and many rows.
+final class CacheIndexTests: XCTestCase {
+    private var scratch: ScratchDirectory!
+
+    override func setUpWithError() throws {
+        scratch = try ScratchDirectory()
+    }
+
+    override func tearDown() {
+        scratch.remove()
+    }
+
+    private func open(_ warnings: LockedState<[String]>? = nil) throws -> CacheIndex {
+        try CacheIndex(directory: scratch.path) { message in warnings?.withLock { $0.append(message) } }
+    }
+
+    private func entry(_ url: String, files: [String] = ["a.jpg"], etag: String? = "\"1\"") -> CacheEntry {
+        CacheEntry(url: url, kind: "original", format: .png,
+                   image: ImageInfo(width: 3, height: 2, channels: 4, bitDepth: 16, orientation: 6, verified: true),
+                   headers: ResponseCacheHeaders(etag: etag, lastModified: "LM", date: "D", age: "5",
+                                                 cacheControl: "max-age=60", expires: nil, pragma: nil),
+                   freshness: CacheFreshness(lifetime: 60, initialAge: 5, responseTime: 1_800_000_000.25),
+                   bodySize: 1234, contentHash: String(repeating: "ab", count: 32),
+                   files: files.map { CacheEntry.File(name: $0, size: 1234) })
+    }
+
+    func testAnEntryReadsBackAsStoredAfterReopening() throws {
+        let stored = entry("http://h/a.png", files: ["a.png", "b.png"])
+        try open().store(stored)
+        XCTAssertEqual(try open().entry(for: "http://h/a.png"), stored)
+        XCTAssertNil(try open().entry(for: "http://h/other.png"))
+    }
+
+    func testFilesMoveToTheirNewestURLAndCopiesJoin() throws {
+        let index = try open()
+        index.store(entry("http://h/1", files: ["x.jpg"]))
+        index.store(entry("http://h/2", files: ["x.jpg"]))
+        XCTAssertEqual(index.entry(for: "http://h/1")?.files, [], "x.jpg now holds URL 2's body")
+        index.addFile(CacheEntry.File(name: "y.jpg", size: 7), for: "http://h/2")
+        XCTAssertEqual(index.entry(for: "http://h/2")?.files.map(\.name), ["x.jpg", "y.jpg"])
+        index.remove(url: "http://h/2", names: ["x.jpg"])
+        XCTAssertNil(index.entry(for: "http://h/2"))
+    }
+
+    func testRefreshTakesTheNewValidatorsAndFreshness() throws {
+        let index = try open()
+        index.store(entry("http://h/a"))
+        let freshness = CacheFreshness(lifetime: 999, initialAge: 1, responseTime: 1_900_000_000)
+        index.refresh(url: "http://h/a", headers: ResponseCacheHeaders(etag: "\"2\"", cacheControl: "max-age=999"), freshness: freshness)
+        let refreshed = try XCTUnwrap(index.entry(for: "http://h/a"))
+        XCTAssertEqual(refreshed.headers.etag, "\"2\"")
+        XCTAssertNil(refreshed.headers.lastModified)
+        XCTAssertEqual(refreshed.freshness, freshness)
+        XCTAssertEqual(refreshed.files.map(\.name), ["a.jpg"], "files are kept")
+    }
+
+    func testADamagedFileIsMovedAsideWithAWarning() throws {
+        let folder = scratch.path + "/.imgfetch"
+        XCTAssertEqual(mkdir(folder, 0o755), 0)
+        try Data("not a database, just text that is long enough to have a header".utf8)
+            .write(to: URL(fileURLWithPath: folder + "/index.sqlite"))
+        let warnings = LockedState<[String]>([])
+        let index = try open(warnings)
+        index.store(entry("http://h/a"))
+        XCTAssertNotNil(index.entry(for: "http://h/a"))
+        let messages = warnings.withLock { $0 }
+        XCTAssertEqual(messages.count, 1)
+        XCTAssertTrue(messages.first?.contains("index.sqlite.corrupt") ?? false, "\(messages)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/index.sqlite.corrupt"))
+    }
+
+    func testAnIndexOfAnotherSchemaVersionStartsEmpty() throws {
+        try open().store(entry("http://h/a"))
+        let database = try SQLiteDatabase(path: scratch.path + "/.imgfetch/index.sqlite")
+        try database.execute("PRAGMA user_version = 99")
+        XCTAssertNil(try open().entry(for: "http://h/a"))
+    }
+
+    func testAnUnwritableFolderIsAnErrorThatNamesIt() throws {
+        let blocker = scratch.path + "/file"
+        try Data().write(to: URL(fileURLWithPath: blocker))
+        XCTAssertThrowsError(try CacheIndex(directory: blocker) { _ in }) { error in
+            XCTAssertTrue("\(error)".contains(blocker + "/.imgfetch"), "\(error)")
+        }
+    }
+
+    func testManyEntriesAreLookedUpByKey() throws {
+        let index = try open()
+        for number in 0..<5000 {
+            index.store(entry("http://h/\(number)", files: ["f\(number).jpg"]))
+        }
+        XCTAssertEqual(index.entry(for: "http://h/4321")?.files.map(\.name), ["f4321.jpg"])
+        XCTAssertNil(index.entry(for: "http://h/5000"))
+    }
+}
