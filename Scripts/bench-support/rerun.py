@@ -107,7 +107,12 @@ def run_rerun(imgfetch: str, bench_dir: str, server, small_urls: str, runs: int)
 def render(results: list[RerunResult], corpus_age_days: float | None) -> list[str]:
     if not results:
         return []
-    age = f"about {corpus_age_days:.0f} days" if corpus_age_days is not None else "unknown"
+    if corpus_age_days is None:
+        age = "an unknown time"
+    elif corpus_age_days < 2:
+        age = f"about {corpus_age_days * 24:.1f} hours"
+    else:
+        age = f"about {corpus_age_days:.0f} days"
     out = ["### Re-run with the cache index: the small set twice into one directory", "",
            "First run into an empty directory, then the same command again (default `--cache-policy "
            "protocol`). *requests*, *304*, *body bytes*: what nginx logged for the second run; "

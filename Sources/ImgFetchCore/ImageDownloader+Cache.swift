@@ -37,6 +37,12 @@ extension ImageDownloader {
                             possibleNames: possibleNames, now: Date().timeIntervalSince1970)
     }
 
+    /// Runs `delivery` once the index changes made so far are committed (at once without an
+    /// index): a reported result is never missing from the index after a crash.
+    func afterIndexCommit(_ delivery: @escaping @Sendable () -> Void) {
+        if let cacheIndex { cacheIndex.afterCommit(delivery) } else { delivery() }
+    }
+
     /// The result of an output that needs no request (`CachePlan.keepExisting`, `.serve`, `.missing`).
     func serveWithoutNetwork(_ plan: CachePlan, key: String, name: OutputName) -> DownloadResult {
         switch plan {

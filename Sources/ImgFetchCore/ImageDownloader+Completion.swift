@@ -84,7 +84,10 @@ extension ImageDownloader {
             let item = first.map { FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed) }
             switch registry.complete(key: key, transferID: transferID, item: item, isServed: { result(for: $0) != nil }) {
             case .done(let subscribers):
-                deliver(subscribers) { result(for: $0) ?? failure }
+                let results = placed
+                afterIndexCommit { [self] in
+                    deliver(subscribers) { results[fileName($0.name, format: format)] ?? failure }
+                }
                 return
             case .morePending(let subscribers):
                 for subscriber in subscribers where result(for: subscriber) == nil {
@@ -118,6 +121,9 @@ extension ImageDownloader {
             let name = fileName(subscriber.name, format: format)
             if item.isIndexed, result.status == .saved, let size = fileSize(name) {
                 cacheIndex?.addFile(CacheEntry.File(name: name, size: size), for: key)
+                let copied = result
+                afterIndexCommit { Self.deliver(copied, to: subscriber, coalesced: true) }
+                return
             }
         } catch {
             result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)

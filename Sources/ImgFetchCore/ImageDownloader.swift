@@ -71,7 +71,11 @@ public final class ImageDownloader: Sendable {
             decodeStage.run { [self] in serve(subscriber, key: key, from: item) }
         case .declined:
             let plan = servedFromDisk!
-            decodeStage.run { [self] in Self.deliver(serveWithoutNetwork(plan, key: key, name: subscriber.name), to: subscriber) }
+            decodeStage.run { [self] in
+                let result = serveWithoutNetwork(plan, key: key, name: subscriber.name)
+                guard case .serve = plan else { return Self.deliver(result, to: subscriber) }
+                afterIndexCommit { Self.deliver(result, to: subscriber) }
+            }
             return DownloadToken(url: url, cancelAction: nil)
         }
         return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) }
@@ -113,6 +117,7 @@ public final class ImageDownloader: Sendable {
     public func close() {
         transport.close()
         decodeStage.close()
+        cacheIndex?.close()
     }
 
     // MARK: - Internals

@@ -234,12 +234,15 @@ final class CacheTests: EndToEndTestCase {
 
     // MARK: - Helpers
 
+    /// Runs with `--jsonl`; the items in list order.
     private func fetchJSON(_ lines: [String], _ arguments: [String] = []) throws -> (execution: Execution, items: [[String: Any]]) {
         let execution = try fetch(lines, arguments + ["--jsonl"])
         let items = try execution.stdout.split(separator: "\n").map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
-        return (execution, items)
+        // Results come in the order they finish; list order is easier to compare.
+        func line(_ item: [String: Any]) -> Int { (item["line"] as? [String: Any])?["line"] as? Int ?? 0 }
+        return (execution, items.sorted { line($0) < line($1) })
     }
 
     /// Inode and modification time of every output file: equal before and after means untouched.

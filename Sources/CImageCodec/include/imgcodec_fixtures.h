@@ -73,6 +73,10 @@ int imgcodec_test_encode_png(const unsigned char *rows, uint32_t width, uint32_t
 // In C because the buffers above come from C's allocator.
 void imgcodec_free(void *pointer);
 
+/// Bytes malloc has handed out and not taken back, over every arena and mmapped chunk: the
+/// tests' leak measure (resident memory also moves with page residency and other threads' stacks).
+size_t imgcodec_test_heap_in_use(void);
+
 #ifdef __cplusplus
 }
 #endif

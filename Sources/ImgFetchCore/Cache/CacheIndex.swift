@@ -7,17 +7,16 @@ import Synchronization
 /// SQLite in WAL mode: every change is one transaction, committed before the item's result is
 /// reported, so a process killed at any moment leaves a consistent index that keeps every
 /// reported entry; lookups read one row by primary key, so millions of entries cost no memory.
-/// Two connections, each used only under its own lock (`readerLock`, `writerLock`): lookups (on the caller's thread) never wait for
-/// the commits of the decode stage. Hence `@unchecked Sendable`.
+/// Two connections: lookups run on the caller's thread under `readerLock`; changes are applied by a
+/// `CacheWriter` on its own thread, many per transaction. Hence `@unchecked Sendable`.
 public final class CacheIndex: @unchecked Sendable {
     /// The database file.
     public let path: String
     private let reader: CacheStatements
     private let readerLock = Mutex(())
-    private let writer: CacheStatements
-    private let writerLock = Mutex(())
+    private let writer: CacheWriter
     private let warn: @Sendable (String) -> Void
-    private let warnedAboutWrites = Atomic<Bool>(false)
+    private let warnedAboutWrites = WarningLatch()
 
     /// The folder in the output directory that holds the index.
     public static let folderName = ".imgfetch"
@@ -53,7 +52,12 @@ public final class CacheIndex: @unchecked Sendable {
         } catch {
             throw CacheIndexError("cannot open the cache index \(path): \(error.message)")
         }
-        writer = writerStatements
+        let path = path
+        let latch = warnedAboutWrites
+        writer = CacheWriter(statements: writerStatements) { error in
+            // The file is saved all the same; the next run downloads what this one could not record.
+            if latch.isFirst() { warn("cannot update the cache index \(path): \(error.message)") }
+        }
     }
 
     /// The entry for a normalized URL, or nil. A failed read counts as no entry (the item is then downloaded).
@@ -68,37 +72,48 @@ public final class CacheIndex: @unchecked Sendable {
 
     /// Records `entry`, replacing what the URL had; its files now belong to it alone.
     public func store(_ entry: CacheEntry) {
-        write { statements throws(SQLiteError) in try statements.store(entry) }
+        writer.enqueue { statements throws(SQLiteError) in try statements.store(entry) }
     }
 
     /// Records one more file that holds the URL's output.
     public func addFile(_ file: CacheEntry.File, for url: String) {
-        write { statements throws(SQLiteError) in try statements.addFile(file, url: url) }
+        writer.enqueue { statements throws(SQLiteError) in try statements.addFile(file, url: url) }
     }
 
     /// A 304 confirmed the entry: takes the response's headers and freshness.
     public func refresh(url: String, headers: ResponseCacheHeaders, freshness: CacheFreshness) {
-        write { statements throws(SQLiteError) in try statements.refresh(url: url, headers: headers, freshness: freshness) }
+        writer.enqueue { statements throws(SQLiteError) in try statements.refresh(url: url, headers: headers, freshness: freshness) }
     }
 
     /// Forgets a URL (its response said no-store) and the files `names` (now holding that response).
     public func remove(url: String, names: [String]) {
-        write { statements throws(SQLiteError) in try statements.remove(url: url, names: names) }
+        writer.enqueue { statements throws(SQLiteError) in try statements.remove(url: url, names: names) }
     }
 
-    private func write(_ change: (CacheStatements) throws(SQLiteError) -> Void) {
-        do {
-            try writerLock.withLock { _ throws(SQLiteError) in
-                try writer.database.transaction { () throws(SQLiteError) in try change(writer) }
-            }
-        } catch {
-            // The file is saved all the same; the next run downloads what this one could not record.
-            warnOnce("cannot update the cache index \(path): \(error.message)")
-        }
+    /// Runs `job` (on the index's writer thread) once every change made before this call is
+    /// committed: a result reported from `job` is never lost from the index by a crash.
+    public func afterCommit(_ job: @escaping @Sendable () -> Void) {
+        writer.afterCommit(job)
+    }
+
+    /// Waits until every change made so far is committed.
+    public func flush() {
+        let done = DispatchSemaphore(value: 0)
+        writer.afterCommit { done.signal() }
+        done.wait()
+    }
+
+    /// Commits what is pending and stops the writer thread; the index takes no changes afterwards.
+    public func close() {
+        writer.close()
+    }
+
+    deinit {
+        writer.close()
     }
 
     private func warnOnce(_ message: String) {
-        if !warnedAboutWrites.exchange(true, ordering: .relaxed) { warn(message) }
+        if warnedAboutWrites.isFirst() { warn(message) }
     }
 
     private static func openWriter(_ path: String) throws(SQLiteError) -> CacheStatements {
@@ -116,6 +131,13 @@ public final class CacheIndex: @unchecked Sendable {
         unlink(path + "-wal")
         unlink(path + "-shm")
     }
+}
+
+/// True the first time it is asked, false ever after: one warning per run, not one per item.
+private final class WarningLatch: Sendable {
+    private let fired = Atomic<Bool>(false)
+
+    func isFirst() -> Bool { !fired.exchange(true, ordering: .relaxed) }
 }
 
 /// Why the cache index could not be opened.

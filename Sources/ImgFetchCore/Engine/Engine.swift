@@ -129,15 +129,6 @@ final class Engine: @unchecked Sendable {
         } else {
             transfer.attempts += 1
         }
-        if transfer.tempFile == nil {
-            do {
-                transfer.tempFile = try TempFile.create(in: transfer.directory)
-            } catch {
-                scheduler.didStop(hostKey: transfer.hostKey)
-                finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: nil))
-                return
-            }
-        }
         transfer.resetAttempt()
         transfer.requestTime = Date().timeIntervalSince1970
         let handle = idleHandles.popLast() ?? options.makeHandle()
@@ -165,7 +156,14 @@ final class Engine: @unchecked Sendable {
 
         switch decision {
         case .fetched:
-            guard let tempFile = transfer.tempFile else { return }
+            let tempFile: TempFile
+            do {
+                // An empty body never reached the write callback, which creates the file.
+                tempFile = try transfer.openTempFile()
+            } catch {
+                finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
+                return
+            }
             tempFile.finishWriting()
             transfer.reportFinalProgress()
             transfer.tempFile = nil

@@ -23,6 +23,7 @@ final class Transfer: @unchecked Sendable {
     /// Once a redirect left the original origin, credentials and custom headers stay off for the chain.
     var leftOrigin = false
     var followingRedirect = false
+    /// The body's temp file, from the first body byte of a 2xx response on.
     var tempFile: TempFile?
     let errorBuffer: UnsafeMutablePointer<CChar>
     let maxSize: Int64
@@ -122,7 +123,15 @@ final class Transfer: @unchecked Sendable {
             abortError = DownloadError(.tooLarge, "body exceeds --max-size (\(maxSize) bytes)")
             return 0
         }
-        guard let tempFile else { return 0 }
+        // Created at the first body byte, not at the start: a 304, an error status or a failed
+        // connection never costs a file (on ext4, creating and removing one is the dearest step).
+        let tempFile: TempFile
+        do {
+            tempFile = try openTempFile()
+        } catch {
+            abortError = error
+            return 0
+        }
         if let code = tempFile.write(chunk) {
             abortError = DownloadError(.filesystem, "cannot write temp file \(tempFile.path): \(Errno.describe(code))")
             return 0
@@ -140,6 +149,14 @@ final class Transfer: @unchecked Sendable {
             }
         }
         return chunk.count
+    }
+
+    /// The body's temp file, created on first use.
+    func openTempFile() throws(DownloadError) -> TempFile {
+        if let tempFile { return tempFile }
+        let created = try TempFile.create(in: directory)
+        tempFile = created
+        return created
     }
 
     /// The last progress event of a complete body, which throttling never drops.

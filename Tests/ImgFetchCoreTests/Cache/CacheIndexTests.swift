@@ -29,7 +29,9 @@ final class CacheIndexTests: XCTestCase {
 
     func testAnEntryReadsBackAsStoredAfterReopening() throws {
         let stored = entry("http://h/a.png", files: ["a.png", "b.png"])
-        try open().store(stored)
+        let first = try open()
+        first.store(stored)
+        first.close()
         XCTAssertEqual(try open().entry(for: "http://h/a.png"), stored)
         XCTAssertNil(try open().entry(for: "http://h/other.png"))
     }
@@ -38,10 +40,13 @@ final class CacheIndexTests: XCTestCase {
         let index = try open()
         index.store(entry("http://h/1", files: ["x.jpg"]))
         index.store(entry("http://h/2", files: ["x.jpg"]))
+        index.flush()
         XCTAssertEqual(index.entry(for: "http://h/1")?.files, [], "x.jpg now holds URL 2's body")
         index.addFile(CacheEntry.File(name: "y.jpg", size: 7), for: "http://h/2")
+        index.flush()
         XCTAssertEqual(index.entry(for: "http://h/2")?.files.map(\.name), ["x.jpg", "y.jpg"])
         index.remove(url: "http://h/2", names: ["x.jpg"])
+        index.flush()
         XCTAssertNil(index.entry(for: "http://h/2"))
     }
 
@@ -50,6 +55,7 @@ final class CacheIndexTests: XCTestCase {
         index.store(entry("http://h/a"))
         let freshness = CacheFreshness(lifetime: 999, initialAge: 1, responseTime: 1_900_000_000)
         index.refresh(url: "http://h/a", headers: ResponseCacheHeaders(etag: "\"2\"", cacheControl: "max-age=999"), freshness: freshness)
+        index.flush()
         let refreshed = try XCTUnwrap(index.entry(for: "http://h/a"))
         XCTAssertEqual(refreshed.headers.etag, "\"2\"")
         XCTAssertNil(refreshed.headers.lastModified)
@@ -65,6 +71,7 @@ final class CacheIndexTests: XCTestCase {
         let warnings = LockedState<[String]>([])
         let index = try open(warnings)
         index.store(entry("http://h/a"))
+        index.flush()
         XCTAssertNotNil(index.entry(for: "http://h/a"))
         let messages = warnings.withLock { $0 }
         XCTAssertEqual(messages.count, 1)
@@ -73,7 +80,9 @@ final class CacheIndexTests: XCTestCase {
     }
 
     func testAnIndexOfAnotherSchemaVersionStartsEmpty() throws {
-        try open().store(entry("http://h/a"))
+        let first = try open()
+        first.store(entry("http://h/a"))
+        first.close()
         let database = try SQLiteDatabase(path: scratch.path + "/.imgfetch/index.sqlite")
         try database.execute("PRAGMA user_version = 99")
         XCTAssertNil(try open().entry(for: "http://h/a"))
@@ -87,11 +96,30 @@ final class CacheIndexTests: XCTestCase {
         }
     }
 
+    func testAFailedChangeIsUndoneAloneAndWarnedOnce() throws {
+        let warnings = LockedState<[String]>([])
+        let index = try open(warnings)
+        index.store(entry("http://h/a"))
+        let database = try SQLiteDatabase(path: scratch.path + "/.imgfetch/index.sqlite")
+        try database.execute("PRAGMA busy_timeout = 10000; CREATE TRIGGER refuse BEFORE INSERT ON files WHEN NEW.name = 'bad.jpg' "
+            + "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+        index.store(entry("http://h/bad", files: ["bad.jpg"]))
+        index.store(entry("http://h/bad2", files: ["bad.jpg"]))
+        index.store(entry("http://h/good", files: ["good.jpg"]))
+        index.flush()
+        XCTAssertNil(index.entry(for: "http://h/bad"), "the failed store left nothing half-done")
+        XCTAssertEqual(index.entry(for: "http://h/good")?.files.map(\.name), ["good.jpg"])
+        let messages = warnings.withLock { $0 }
+        XCTAssertEqual(messages.count, 1, "\(messages)")
+        XCTAssertTrue(messages.first?.contains("refused by the test") ?? false, "\(messages)")
+    }
+
     func testManyEntriesAreLookedUpByKey() throws {
         let index = try open()
         for number in 0..<5000 {
             index.store(entry("http://h/\(number)", files: ["f\(number).jpg"]))
         }
+        index.flush()
         XCTAssertEqual(index.entry(for: "http://h/4321")?.files.map(\.name), ["f4321.jpg"])
         XCTAssertNil(index.entry(for: "http://h/5000"))
     }

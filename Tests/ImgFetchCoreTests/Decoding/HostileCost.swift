@@ -30,13 +30,6 @@ struct HostileCost: CustomStringConvertible {
         return (value, HostileCost(seconds: seconds, peakGrowth: max(0, peak - before), peakWasReset: reset))
     }
 
-    /// Resident bytes once free heap memory went back to the kernel: what a leak keeps, and free
-    /// pages of malloc's per-thread arenas do not.
-    static func residentAfterTrim() -> Int {
-        _ = trimHeap?(0)
-        return status("VmRSS")
-    }
-
     /// glibc's malloc_trim, which returns free heap memory to the kernel (malloc.h is not in the Glibc module).
     private static let trimHeap = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim").map {
         unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)

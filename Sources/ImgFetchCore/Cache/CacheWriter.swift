@@ -1,0 +1,115 @@
+import Foundation
+
+/// Applies the cache index's changes on its own thread, many per transaction, and runs each
+/// `afterCommit` job once the changes queued before it are committed.
+///
+/// A commit appends whole pages to the WAL: one per item cost as much as the item's SQL itself.
+/// The writer waits up to `linger` after the first change of a batch for more to come, then
+/// commits them together. Results wait for the commit of their changes, so whatever was reported
+/// is in the index even if the process is killed the next moment.
+///
+/// Owns its thread; `queue` is guarded by `condition` (an `NSCondition`), and `statements` are
+/// used on the writer thread only. Hence `@unchecked Sendable`.
+final class CacheWriter: @unchecked Sendable {
+    typealias Change = @Sendable (CacheStatements) throws(SQLiteError) -> Void
+
+    private enum Item {
+        case change(Change)
+        case afterCommit(@Sendable () -> Void)
+    }
+
+    private let statements: CacheStatements
+    private let onError: @Sendable (SQLiteError) -> Void
+    private let condition = NSCondition()
+    private var queue: [Item] = []
+    private var closing = false
+    private let stopped = DispatchSemaphore(value: 0)
+    /// How long a batch stays open for more changes.
+    static let linger = 0.005
+    /// A batch this long is committed without lingering further.
+    static let batchLimit = 256
+
+    init(statements: CacheStatements, onError: @escaping @Sendable (SQLiteError) -> Void) {
+        self.statements = statements
+        self.onError = onError
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "imgfetch.cache"
+        thread.start()
+    }
+
+    func enqueue(_ change: @escaping Change) {
+        append(.change(change))
+    }
+
+    /// Runs `job` on the writer thread once every change enqueued before it is committed (or failed).
+    func afterCommit(_ job: @escaping @Sendable () -> Void) {
+        append(.afterCommit(job))
+    }
+
+    /// Commits what is queued, runs the jobs waiting on it, and stops the thread.
+    func close() {
+        condition.lock()
+        let wasClosing = closing
+        closing = true
+        condition.signal()
+        condition.unlock()
+        if !wasClosing { stopped.wait() }
+    }
+
+    private func append(_ item: Item) {
+        condition.lock()
+        queue.append(item)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while let batch = nextBatch() {
+            commit(batch)
+        }
+    }
+
+    /// The next batch, after lingering for more; nil once closed and drained.
+    private func nextBatch() -> [Item]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !closing { condition.wait() }
+        if queue.isEmpty { return nil }
+        let deadline = Date(timeIntervalSinceNow: Self.linger)
+        while queue.count < Self.batchLimit && !closing && condition.wait(until: deadline) {}
+        defer { queue.removeAll(keepingCapacity: true) }
+        return queue
+    }
+
+    private func commit(_ batch: [Item]) {
+        let changes = batch.compactMap { item -> Change? in
+            if case .change(let change) = item { return change }
+            return nil
+        }
+        if !changes.isEmpty {
+            do throws(SQLiteError) {
+                try statements.database.transaction { () throws(SQLiteError) in
+                    for change in changes {
+                        // A change that fails is undone alone; the others of the batch still land.
+                        do throws(SQLiteError) {
+                            try statements.database.execute("SAVEPOINT change")
+                            try change(statements)
+                            try statements.database.execute("RELEASE change")
+                        } catch {
+                            onError(error)
+                            try statements.database.execute("ROLLBACK TO change; RELEASE change")
+                        }
+                    }
+                }
+            } catch {
+                onError(error)
+            }
+        }
+        for item in batch {
+            if case .afterCommit(let job) = item { job() }
+        }
+    }
+}
