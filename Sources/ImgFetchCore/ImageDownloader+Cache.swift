@@ -43,16 +43,18 @@ extension ImageDownloader {
         if let cacheIndex { cacheIndex.afterCommit(delivery) } else { delivery() }
     }
 
-    /// The result of an output that needs no request (`CachePlan.keepExisting`, `.serve`, `.missing`).
-    func serveWithoutNetwork(_ plan: CachePlan, key: String, name: OutputName) -> DownloadResult {
+    /// The result of an output that needs no request (`CachePlan.keepExisting`, `.serve`,
+    /// `.missing`), and whether it changed the index (a copy was placed and indexed).
+    func serveWithoutNetwork(_ plan: CachePlan, key: String, name: OutputName) -> (DownloadResult, changedIndex: Bool) {
         switch plan {
         case .keepExisting(let existing):
-            return DownloadResult(status: .skipped, paths: [OutputPaths.join(configuration.outputDirectory, existing)])
+            return (DownloadResult(status: .skipped, paths: [OutputPaths.join(configuration.outputDirectory, existing)]), false)
         case .serve(let entry, let source, let outcome):
-            return satisfy(name, from: entry, source: source, outcome: outcome)
+            let result = satisfy(name, from: entry, source: source, outcome: outcome)
+            return (result, result.status == .saved)
         case .missing:
-            return .failed(DownloadError(.notCached, "not in the cache index of \(configuration.outputDirectory) "
-                + "(--cache-policy only-if-cached makes no requests; run without it to download)"))
+            return (.failed(DownloadError(.notCached, "not in the cache index of \(configuration.outputDirectory) "
+                + "(--cache-policy only-if-cached makes no requests; run without it to download)")), false)
         case .revalidate, .download:
             preconditionFailure("a plan that needs a request was served from disk")
         }

@@ -72,8 +72,8 @@ public final class ImageDownloader: Sendable {
         case .declined:
             let plan = servedFromDisk!
             decodeStage.run { [self] in
-                let result = serveWithoutNetwork(plan, key: key, name: subscriber.name)
-                guard case .serve = plan else { return Self.deliver(result, to: subscriber) }
+                let (result, changedIndex) = serveWithoutNetwork(plan, key: key, name: subscriber.name)
+                guard changedIndex else { return Self.deliver(result, to: subscriber) }
                 afterIndexCommit { Self.deliver(result, to: subscriber) }
             }
             return DownloadToken(url: url, cancelAction: nil)

@@ -26,7 +26,9 @@ enum ResultLine {
     /// Tabs, line breaks and other control characters in a field would break the one-line,
     /// tab-separated format (or a terminal): each becomes a space.
     static func clean(_ text: String) -> String {
+        // Almost every field is clean: one pass over the bytes, no copy.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
         // By scalar: "\r\n" is one Character and would slip past a Character comparison.
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 }
