@@ -55,6 +55,9 @@ extension ImageDownloader {
         case .missing:
             return (.failed(DownloadError(.notCached, "not in the cache index of \(configuration.outputDirectory) "
                 + "(--cache-policy only-if-cached makes no requests; run without it to download)")), false)
+        case .mustRevalidate:
+            return (.failed(DownloadError(.notCached, "stale in the cache index, and the server requires revalidation "
+                + "(no-cache or must-revalidate); --cache-policy only-if-cached makes no requests")), false)
         case .revalidate, .download:
             preconditionFailure("a plan that needs a request was served from disk")
         }
@@ -100,14 +103,22 @@ extension ImageDownloader {
 
     /// A 304 confirmed `context.entry`: update it, then serve every caller of the URL from its files.
     func finishNotModified(key: String, transferID: Int, context: CacheContext, _ revalidation: CacheRevalidation) {
-        guard var entry = context.entry, let source = context.source else { return }
+        guard var entry = context.entry, let source = context.source else {
+            // Unreachable (only a request with validators is answered 304), but never leave callers waiting.
+            let failure = DownloadResult.failed(DownloadError(.http, "HTTP 304 to a request that was not conditional"),
+                                                attempts: revalidation.attempts, httpStatus: 304)
+            placeForEveryCaller(key: key, transferID: transferID, format: .jpeg, failure: failure, isIndexed: false,
+                                replaceableNames: []) { _, _ in failure }
+            return
+        }
         entry.headers = entry.headers.updated(with: revalidation.cacheHeaders)
         entry.freshness = CacheFreshness(headers: entry.headers, requestTime: revalidation.requestTime,
                                          responseTime: revalidation.responseTime)
         cacheIndex?.refresh(url: key, headers: entry.headers, freshness: entry.freshness)
         var failure = DownloadResult.failed(DownloadError(.filesystem, "no cached file"), attempts: revalidation.attempts, httpStatus: 304)
         failure.format = entry.format
-        placeForEveryCaller(key: key, transferID: transferID, format: entry.format, failure: failure, isIndexed: true) { name, _ in
+        placeForEveryCaller(key: key, transferID: transferID, format: entry.format, failure: failure, isIndexed: true,
+                            replaceableNames: entry.fileNames) { name, _ in
             satisfy(name, from: entry, source: source, outcome: .revalidated, httpStatus: 304, attempts: revalidation.attempts)
         }
     }

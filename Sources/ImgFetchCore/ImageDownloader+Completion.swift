@@ -56,7 +56,7 @@ extension ImageDownloader {
         }
         var linked = false
         placeForEveryCaller(key: key, transferID: transferID, format: prepared.format, failure: base,
-                            isIndexed: recorder.indexes) { _, name in
+                            isIndexed: recorder.indexes, replaceableNames: context.entry?.fileNames ?? []) { _, name in
             let overwrite = configuration.existingFiles == .overwrite || context.entry?.owns(name) == true
             var result = base
             if unchanged(name) {
@@ -76,12 +76,14 @@ extension ImageDownloader {
     /// of the URL; if every placement failed, a later request fetches it again rather than
     /// inherit another name's error.
     func placeForEveryCaller(key: String, transferID: Int, format: ImageFormat, failure: DownloadResult, isIndexed: Bool,
-                             place: (OutputName, String) -> DownloadResult) {
+                             replaceableNames: Set<String>, place: (OutputName, String) -> DownloadResult) {
         var placed: [String: DownloadResult] = [:]
         var first: DownloadResult?
         func result(for subscriber: Subscriber) -> DownloadResult? { placed[fileName(subscriber.name, format: format)] }
         while true {
-            let item = first.map { FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed) }
+            let item = first.map {
+                FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed, replaceableNames: replaceableNames)
+            }
             switch registry.complete(key: key, transferID: transferID, item: item, isServed: { result(for: $0) != nil }) {
             case .done(let subscribers):
                 let results = placed
@@ -107,28 +109,28 @@ extension ImageDownloader {
             Self.deliver(item.result, to: subscriber, coalesced: true)
             return
         }
-        let path = OutputPaths.join(configuration.outputDirectory, fileName(subscriber.name, format: format))
-        guard path != source else {
-            Self.deliver(item.result, to: subscriber, coalesced: true)
-            return
-        }
+        let name = fileName(subscriber.name, format: format)
+        let path = OutputPaths.join(configuration.outputDirectory, name)
         var result = item.result
-        do {
-            let copy = try TempFile.copy(of: source, in: configuration.outputDirectory)
-            result.status = try copy.commit(to: path, overwrite: configuration.existingFiles == .overwrite) == .saved ? .saved : .skipped
-            result.paths = [path]
-            result.error = nil
-            let name = fileName(subscriber.name, format: format)
-            if item.isIndexed, result.status == .saved, let size = fileSize(name) {
-                cacheIndex?.addFile(CacheEntry.File(name: name, size: size), for: key)
-                let copied = result
-                afterIndexCommit { Self.deliver(copied, to: subscriber, coalesced: true) }
-                return
+        if path != source {
+            do {
+                // A name the index gave this URL before holds its old body: it is the cache's to replace.
+                let overwrite = configuration.existingFiles == .overwrite || item.replaceableNames.contains(name)
+                let copy = try TempFile.copy(of: source, in: configuration.outputDirectory)
+                result.status = try copy.commit(to: path, overwrite: overwrite) == .saved ? .saved : .skipped
+                result.paths = [path]
+                result.error = nil
+                if item.isIndexed, result.status == .saved, let size = fileSize(name) {
+                    cacheIndex?.addFile(CacheEntry.File(name: name, size: size), for: key)
+                }
+            } catch {
+                result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)
             }
-        } catch {
-            result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)
         }
-        Self.deliver(result, to: subscriber, coalesced: true)
+        // The first caller's entry may still wait for its commit: so does this result.
+        let served = result
+        guard item.isIndexed else { return Self.deliver(served, to: subscriber, coalesced: true) }
+        afterIndexCommit { Self.deliver(served, to: subscriber, coalesced: true) }
     }
 
     /// Puts the body under `name` in the output directory: a hard link to the temp file when

@@ -7,7 +7,8 @@ import Synchronization
 /// Like SDWebImageDownloader, requests for a URL already in flight only add callbacks (one
 /// transfer per URL, results fanned out to every caller), and a URL finished earlier in the same
 /// downloader's life is served from that result. Progress and completion handlers run on the
-/// engine thread or a decode-stage thread; each completion runs exactly once.
+/// engine thread, a decode-stage thread or the cache index's writer thread (results wait for the
+/// commit of their index changes); each completion runs exactly once, never inside `download`.
 public final class ImageDownloader: Sendable {
     public let configuration: DownloaderConfiguration
     let transport: DownloadTransport
@@ -57,7 +58,7 @@ public final class ImageDownloader: Sendable {
                 return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: entry, source: source))
             case .download(let owner):
                 return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: owner, source: nil))
-            case .keepExisting, .serve, .missing:
+            case .keepExisting, .serve, .missing, .mustRevalidate:
                 servedFromDisk = plan
                 return nil
             }
@@ -128,7 +129,8 @@ public final class ImageDownloader: Sendable {
         let id = takeID()
         let validators = context.source == nil ? [] : context.entry?.headers.validators ?? []
         let transfer = Transfer(id: id, url: url, directory: configuration.outputDirectory, maxSize: configuration.maxSize,
-                                priority: priority, validators: validators, hashesBody: cacheIndex != nil) { [self] outcome in
+                                priority: priority, validators: validators, validatorTarget: context.entry?.finalURL,
+                                hashesBody: cacheIndex != nil) { [self] outcome in
             transferFinished(key: key, transferID: id, context: context, outcome)
         }
         transfer.progressInterval = UInt64(configuration.progressInterval * 1e9)

@@ -9,7 +9,7 @@ final class CacheTests: EndToEndTestCase {
     // MARK: - protocol (default)
 
     func testFreshEntriesNeedNoRequestAndKeepTheirFiles() throws {
-        let data = try addJPEG("a.jpg")
+        let data = try addStaleJPEG()
         let urls = [server.url("\(maxAge)/files/a.jpg"), server.url("\(maxAge)/files/a.jpg?v=2")]
         let first = try fetchJSON(urls.map { $0 + " out=\(urls.firstIndex(of: $0)!).jpg" })
         XCTAssertEqual(first.items.map { $0["cache"] as? String }, ["downloaded", "downloaded"])
@@ -27,7 +27,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testHeuristicFreshnessComesFromLastModified() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         try setModificationDate(of: "a.jpg", daysAgo: 10)
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
@@ -37,7 +37,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testStaleEntryIsRevalidatedWithItsETag() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let etag = try currentETag("a.jpg")
@@ -58,7 +58,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testLastModifiedAloneRevalidatesWithIfModifiedSince() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("/drop-header/ETag/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let second = try fetchJSON([url])
@@ -69,7 +69,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testNoCacheAndMustRevalidateAreRevalidatedEveryRun() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let noCache = server.url("/header/Cache-Control/max-age%3D600%2C%20no-cache/files/a.jpg")
         let mustRevalidate = server.url("/header/Cache-Control/max-age%3D0%2C%20must-revalidate/files/a.jpg?m")
         XCTAssertEqual(try fetch([noCache, mustRevalidate + " out=m.jpg"]).exitCode, 0)
@@ -81,11 +81,12 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testChangedContentReplacesTheFile() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let samples = try server.addSamples(count: 2, seed: 11)
         let changed = try server.addFile("a.jpg", try server.fileData(samples.first { $0.hasSuffix(".jpg") && $0 != "a.jpg" }!))
+        try setModificationDate(of: "a.jpg", daysAgo: -1)
 
         let second = try fetchJSON([url])
         XCTAssertEqual(second.items.first?["status"] as? String, "saved")
@@ -97,7 +98,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testADeletedFileIsFetchedAgainWithoutValidators() throws {
-        let data = try addJPEG("a.jpg")
+        let data = try addStaleJPEG()
         let url = server.url("\(maxAge)/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         try FileManager.default.removeItem(atPath: outputDirectory + "/a.jpg")
@@ -111,7 +112,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testNoStoreIsSavedButNotIndexed() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("/header/Cache-Control/no-store/files/a.jpg")
         let first = try fetchJSON([url])
         XCTAssertEqual(first.items.first?["status"] as? String, "saved")
@@ -125,7 +126,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testAnUnchangedBodyWithoutValidatorsLeavesTheFileUntouched() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("/drop-header/ETag/drop-header/Last-Modified/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let before = try inodes()
@@ -137,7 +138,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testDuplicatesInOneRunShareOneRevalidation() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let second = try fetchJSON([url, url + " out=copy.jpg", url])
@@ -150,8 +151,50 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertEqual(third.items.first?["status"] as? String, "skipped")
     }
 
+    func testMalformedCacheControlIsIgnoredNotFatal() throws {
+        _ = try addStaleJPEG()
+        let url = server.url("/header/Cache-Control/%3D%2C%20max-age%3D600%2C%3D5/files/a.jpg")
+        XCTAssertEqual(try fetch([url]).exitCode, 0)
+        let second = try fetchJSON([url])
+        XCTAssertEqual(second.execution.exitCode, 0, second.execution.stderr)
+        XCTAssertEqual(second.items.first?["cache"] as? String, "fresh", "the valid max-age still counts")
+    }
+
+    func testAfterARedirectOnlyTheFinalURLGetsTheValidators() throws {
+        _ = try addStaleJPEG()
+        let url = server.url("/redirect/1/files/a.jpg")
+        XCTAssertEqual(try fetch([url]).exitCode, 0)
+        let before = try server.requests().count
+        let second = try fetchJSON([url])
+        XCTAssertEqual(second.items.first?["cache"] as? String, "revalidated")
+        let hops = try server.requests().dropFirst(before)
+        XCTAssertEqual(hops.map(\.path), ["/redirect/1/files/a.jpg", "/redirect/0/files/a.jpg"])
+        XCTAssertEqual(hops.map { $0.header("If-None-Match") != nil }, [false, true], "validators belong to the final URL")
+    }
+
+    func testACopyServedLaterInTheRunReplacesItsOldContent() throws {
+        _ = try addStaleJPEG()
+        let url = server.url("/files/a.jpg")
+        XCTAssertEqual(try fetch([url, url + " out=copy.jpg"]).exitCode, 0)
+        let samples = try server.addSamples(count: 2, seed: 11)
+        let changed = try server.addFile("a.jpg", try server.fileData(samples.first { $0.hasSuffix(".jpg") && $0 != "a.jpg" }!))
+        try setModificationDate(of: "a.jpg", daysAgo: -1)
+
+        // The second line arrives after the first finished: it is served from the run's memory of the URL.
+        let input = Pipe()
+        let running = try RunningImgFetch(["-", "-o", outputDirectory], input: input)
+        input.fileHandleForWriting.write(Data((url + "\n").utf8))
+        XCTAssertTrue(eventually { (try? String(contentsOfFile: running.stdoutPath, encoding: .utf8))?.contains("a.jpg") == true })
+        input.fileHandleForWriting.write(Data((url + " out=copy.jpg\n").utf8))
+        try input.fileHandleForWriting.close()
+        let second = try running.wait()
+        XCTAssertEqual(second.exitCode, 0, second.stderr)
+        XCTAssertEqual(try outputData("a.jpg"), changed)
+        XCTAssertEqual(try outputData("copy.jpg"), changed, "the index's old copy was replaced, not skipped")
+    }
+
     func testAnotherSaveAsIsNotServedFromOriginals() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("\(maxAge)/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let pixels = try fetchJSON([url], ["--save-as", "ppm"])
@@ -163,7 +206,7 @@ final class CacheTests: EndToEndTestCase {
     // MARK: - reload and only-if-cached
 
     func testReloadDownloadsInFullAndStillUpdatesTheIndex() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("\(maxAge)/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let reload = try fetchJSON([url], ["--cache-policy", "reload"])
@@ -176,25 +219,28 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testOnlyIfCachedMakesNoRequestAndReportsWhatIsMissing() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let fresh = server.url("\(maxAge)/files/a.jpg")
         let stale = server.url("/files/a.jpg")
         let never = server.url("/files/never.jpg")
-        XCTAssertEqual(try fetch([fresh, stale + " out=b.jpg"]).exitCode, 0)
+        let noCache = server.url("/header/Cache-Control/no-cache/files/a.jpg")
+        XCTAssertEqual(try fetch([fresh, stale + " out=b.jpg", noCache + " out=c.jpg"]).exitCode, 0)
         let requests = try server.requests().count
 
-        let cached = try fetchJSON([fresh, stale + " out=b.jpg", never], ["--cache-policy", "only-if-cached"])
+        let cached = try fetchJSON([fresh, stale + " out=b.jpg", never, noCache + " out=c.jpg"], ["--cache-policy", "only-if-cached"])
         XCTAssertEqual(try server.requests().count, requests, "no request at all")
         XCTAssertEqual(cached.execution.exitCode, 1)
-        XCTAssertEqual(cached.items.map { $0["status"] as? String }, ["skipped", "skipped", "failed"])
-        XCTAssertEqual(cached.items.map { $0["cache"] as? String }, ["fresh", "stale", nil])
+        XCTAssertEqual(cached.items.map { $0["status"] as? String }, ["skipped", "skipped", "failed", "failed"])
+        XCTAssertEqual(cached.items.map { $0["cache"] as? String }, ["fresh", "stale", nil, nil])
         XCTAssertTrue(cached.execution.stderr.contains("failed \(never): not in the cache index"), cached.execution.stderr)
+        XCTAssertTrue(cached.execution.stderr.contains("failed \(noCache): stale in the cache index, and the server requires "
+            + "revalidation"), cached.execution.stderr)
     }
 
     // MARK: - The index survives
 
     func testAfterKill9EveryReportedEntryIsStillFresh() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let lines = (0..<300).map { server.url("\(maxAge)/delay/0.02/files/a.jpg?n=\($0)") + " out=a-\($0).jpg" }
         let list = try scratch.write("urls.txt", lines.joined(separator: "\n") + "\n")
         let running = try RunningImgFetch([list, "-o", outputDirectory, "-j", "4"])
@@ -217,7 +263,7 @@ final class CacheTests: EndToEndTestCase {
     }
 
     func testADamagedIndexIsReplacedWithAWarning() throws {
-        _ = try addJPEG("a.jpg")
+        _ = try addStaleJPEG()
         let url = server.url("\(maxAge)/files/a.jpg")
         let folder = outputDirectory + "/.imgfetch"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -233,6 +279,14 @@ final class CacheTests: EndToEndTestCase {
     }
 
     // MARK: - Helpers
+
+    /// A JPEG at /files/a.jpg whose Last-Modified is a day ahead: no heuristic freshness, so an
+    /// entry without Cache-Control is stale however slowly the test runs.
+    private func addStaleJPEG() throws -> Data {
+        let data = try addJPEG("a.jpg")
+        try setModificationDate(of: "a.jpg", daysAgo: -1)
+        return data
+    }
 
     /// Runs with `--jsonl`; the items in list order.
     private func fetchJSON(_ lines: [String], _ arguments: [String] = []) throws -> (execution: Execution, items: [[String: Any]]) {

@@ -17,7 +17,9 @@ public struct CacheDirectives: Sendable, Equatable {
         }
         for item in cacheControl.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1)
-            let name = parts[0].trimmed.lowercased()
+            // "=" or "=5" names no directive (split drops the empty name).
+            guard let first = parts.first, !item.trimmed.hasPrefix("=") else { continue }
+            let name = first.trimmed.lowercased()
             let argument = parts.count > 1 ? parts[1].trimmed.trimmingQuotes : nil
             switch name {
             // The first max-age wins (§4.2.1 allows it); a qualified no-cache ("no-cache=Set-Cookie") is

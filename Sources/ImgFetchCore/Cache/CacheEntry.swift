@@ -14,6 +14,8 @@ public struct CacheEntry: Sendable, Equatable {
 
     /// The normalized URL.
     public var url: String
+    /// The normalized URL of the response after redirects: the one its validators belong to.
+    public var finalURL: String
     /// What the files hold (`CacheEntry.outputKind`): entries of another kind are not reused.
     public var kind: String
     public var format: ImageFormat
@@ -26,9 +28,10 @@ public struct CacheEntry: Sendable, Equatable {
     public var contentHash: String
     public var files: [File]
 
-    public init(url: String, kind: String, format: ImageFormat, image: ImageInfo?, headers: ResponseCacheHeaders,
+    public init(url: String, finalURL: String? = nil, kind: String, format: ImageFormat, image: ImageInfo?, headers: ResponseCacheHeaders,
                 freshness: CacheFreshness, bodySize: Int64, contentHash: String, files: [File]) {
         self.url = url
+        self.finalURL = finalURL ?? url
         self.kind = kind
         self.format = format
         self.image = image
@@ -51,6 +54,8 @@ public struct CacheEntry: Sendable, Equatable {
     public var hasValidators: Bool { !headers.validators.isEmpty }
 
     public func owns(_ name: String) -> Bool { files.contains { $0.name == name } }
+
+    public var fileNames: Set<String> { Set(files.map(\.name)) }
 
     /// The kind of output a configuration writes: entries written as something else are not reused.
     static func outputKind(for configuration: DownloaderConfiguration) -> String {

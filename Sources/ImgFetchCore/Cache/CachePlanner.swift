@@ -10,6 +10,8 @@ enum CachePlan: Equatable {
     case download(owner: CacheEntry?)
     /// `only-if-cached`, and nothing usable is indexed.
     case missing
+    /// `only-if-cached`, and the indexed response is stale and marked no-cache or must-revalidate.
+    case mustRevalidate
 }
 
 /// Decides `CachePlan`s: `--cache-policy` and `--skip-existing`/`--overwrite` over the URL's index
@@ -49,7 +51,11 @@ struct CachePlanner {
         case .reload:
             return .download(owner: entry)
         case .onlyIfCached:
-            return .serve(entry, source: source, outcome: entry.isFresh(now: now) ? .fresh : .stale)
+            if entry.isFresh(now: now) { return .serve(entry, source: source, outcome: .fresh) }
+            // no-cache and must-revalidate forbid serving a stale response without asking (RFC 9111 §5.2.2).
+            let directives = entry.directives
+            return directives.noCache || directives.mustRevalidate
+                ? .mustRevalidate : .serve(entry, source: source, outcome: .stale)
         case .protocol:
             if entry.isFresh(now: now) { return .serve(entry, source: source, outcome: .fresh) }
             return entry.hasValidators ? .revalidate(entry, source: source) : .download(owner: entry)

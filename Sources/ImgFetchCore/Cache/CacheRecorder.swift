@@ -21,7 +21,7 @@ final class CacheRecorder {
             return
         }
         indexes = true
-        entry = CacheEntry(url: key, kind: kind, format: prepared.format, image: prepared.image, headers: body.cacheHeaders,
+        entry = CacheEntry(url: key, finalURL: body.finalURL, kind: kind, format: prepared.format, image: prepared.image, headers: body.cacheHeaders,
                            freshness: CacheFreshness(headers: body.cacheHeaders, requestTime: body.requestTime,
                                                      responseTime: body.responseTime),
                            bodySize: body.bytes, contentHash: hash, files: [])

@@ -3,6 +3,7 @@ enum CacheSchema {
     static let tables = """
         CREATE TABLE IF NOT EXISTS entries (
             url TEXT PRIMARY KEY,
+            final_url TEXT NOT NULL,
             kind TEXT NOT NULL,
             format TEXT NOT NULL,
             width INTEGER, height INTEGER, channels INTEGER, bit_depth INTEGER, orientation INTEGER,

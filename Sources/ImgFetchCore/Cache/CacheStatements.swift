@@ -14,7 +14,7 @@ final class CacheStatements {
     private static let columns = """
         kind, format, width, height, channels, bit_depth, orientation, verified, etag, last_modified, date, age, \
         cache_control, expires, pragma, max_age, no_cache, must_revalidate, freshness_lifetime, initial_age, \
-        response_time, body_size, sha256
+        response_time, body_size, sha256, final_url
         """
 
     init(_ database: SQLiteDatabase) throws(SQLiteError) {
@@ -22,7 +22,7 @@ final class CacheStatements {
         selectEntry = try database.prepare("SELECT \(Self.columns) FROM entries WHERE url = ?")
         selectFiles = try database.prepare("SELECT name, size FROM files WHERE url = ? ORDER BY name")
         upsertEntry = try database.prepare("INSERT OR REPLACE INTO entries (url, \(Self.columns)) VALUES ("
-            + Array(repeating: "?", count: 24).joined(separator: ", ") + ")")
+            + Array(repeating: "?", count: 25).joined(separator: ", ") + ")")
         deleteFilesOfURL = try database.prepare("DELETE FROM files WHERE url = ?")
         upsertFile = try database.prepare("INSERT OR REPLACE INTO files (name, url, size) VALUES (?, ?, ?)")
         updateFreshness = try database.prepare("""
@@ -36,6 +36,10 @@ final class CacheStatements {
 
     func entry(for url: String) throws(SQLiteError) -> CacheEntry? {
         selectEntry.bind([.text(url)])
+        defer {
+            selectEntry.reset()
+            selectFiles.reset()
+        }
         guard try selectEntry.step() else { return nil }
         let row = selectEntry
         guard let kind = row.text(0), let format = row.text(1).flatMap(ImageFormat.init(rawValue:)) else { return nil }
@@ -50,12 +54,13 @@ final class CacheStatements {
         let freshness = CacheFreshness(lifetime: row.real(18), initialAge: row.real(19), responseTime: row.real(20))
         let bodySize = row.integer(21) ?? 0
         let hash = row.text(22) ?? ""
+        let finalURL = row.text(23) ?? url
         selectFiles.bind([.text(url)])
         var files: [CacheEntry.File] = []
         while try selectFiles.step() {
             if let name = selectFiles.text(0) { files.append(CacheEntry.File(name: name, size: selectFiles.integer(1) ?? -1)) }
         }
-        return CacheEntry(url: url, kind: kind, format: format, image: image, headers: headers, freshness: freshness,
+        return CacheEntry(url: url, finalURL: finalURL, kind: kind, format: format, image: image, headers: headers, freshness: freshness,
                           bodySize: bodySize, contentHash: hash, files: files)
     }
 
@@ -65,7 +70,8 @@ final class CacheStatements {
             .text(entry.url), .text(entry.kind), .text(entry.format.rawValue),
             .optional(image?.width), .optional(image?.height), .optional(image?.channels), .optional(image?.bitDepth),
             .optional(image?.orientation), .integer(image?.verified == true ? 1 : 0),
-        ] + Self.headerValues(entry.headers, entry.freshness) + [.integer(entry.bodySize), .text(entry.contentHash)]
+        ] + Self.headerValues(entry.headers, entry.freshness)
+            + [.integer(entry.bodySize), .text(entry.contentHash), .text(entry.finalURL)]
         try upsertEntry.bind(values).run()
         try deleteFilesOfURL.bind([.text(entry.url)]).run()
         for file in entry.files { try addFile(file, url: entry.url) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Applies the cache index's changes on its own thread, many per transaction, and runs each
 /// `afterCommit` job once the changes queued before it are committed.
@@ -9,7 +10,8 @@ import Foundation
 /// is in the index even if the process is killed the next moment.
 ///
 /// Owns its thread; `queue` is guarded by `condition` (an `NSCondition`), and `statements` are
-/// used on the writer thread only. Hence `@unchecked Sendable`.
+/// used on the writer thread only. Hence `@unchecked Sendable`. Jobs run on the writer thread: a
+/// slow one delays the next commit.
 final class CacheWriter: @unchecked Sendable {
     typealias Change = @Sendable (CacheStatements) throws(SQLiteError) -> Void
 
@@ -24,6 +26,8 @@ final class CacheWriter: @unchecked Sendable {
     private var queue: [Item] = []
     private var closing = false
     private let stopped = DispatchSemaphore(value: 0)
+    /// The writer thread, once it runs: `close()` called from a job on it must not wait for itself.
+    private let writerThread = Mutex<pthread_t?>(nil)
     /// How long a batch stays open for more changes.
     static let linger = 0.005
     /// A batch this long is committed without lingering further.
@@ -33,6 +37,7 @@ final class CacheWriter: @unchecked Sendable {
         self.statements = statements
         self.onError = onError
         let thread = Thread { [self] in
+            writerThread.withLock { $0 = pthread_self() }
             run()
             stopped.signal()
         }
@@ -56,7 +61,10 @@ final class CacheWriter: @unchecked Sendable {
         closing = true
         condition.signal()
         condition.unlock()
-        if !wasClosing { stopped.wait() }
+        // From a job on the writer thread (a caller dropping the last reference to its downloader
+        // in a completion handler), the loop ends by itself once the job returns.
+        let onWriterThread = writerThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !wasClosing && !onWriterThread { stopped.wait() }
     }
 
     private func append(_ item: Item) {

@@ -36,10 +36,11 @@ public struct ResponseCacheHeaders: Sendable, Equatable {
         return true
     }
 
-    /// These headers updated by a 304's (RFC 9111 §4.3.4): each field the 304 carries replaces the stored one.
+    /// These headers updated by a 304's (RFC 9111 §4.3.4): each field the 304 carries replaces the
+    /// stored one. Date and Age describe the 304 itself, so the stored ones never outlive it.
     func updated(with response: ResponseCacheHeaders) -> ResponseCacheHeaders {
         ResponseCacheHeaders(etag: response.etag ?? etag, lastModified: response.lastModified ?? lastModified,
-                             date: response.date ?? date, age: response.age ?? age,
+                             date: response.date, age: response.age,
                              cacheControl: response.cacheControl ?? cacheControl,
                              expires: response.expires ?? expires, pragma: response.pragma ?? pragma)
     }

@@ -111,6 +111,12 @@ final class SQLiteStatement {
         }
     }
 
+    /// Ends the statement's run: a statement left on a row keeps its read transaction open, which
+    /// in WAL mode stops the log from being reset.
+    func reset() {
+        sqlite3_reset(statement)
+    }
+
     /// Runs a statement that returns no rows.
     func run() throws(SQLiteError) {
         while try step() {}

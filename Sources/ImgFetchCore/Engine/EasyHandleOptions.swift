@@ -98,8 +98,8 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_string(handle, CURLOPT_USERPWD, transfer.leftOrigin ? nil : configuration.credentials)
     }
 
-    /// The -H headers (unless the transfer left its origin), plus its validators when it revalidates
-    /// a cache entry. Validators go along on every hop: they describe the URL's cached body, not a secret.
+    /// The -H headers (unless the transfer left its origin), plus its validators when this hop is
+    /// the URL the cached response came from.
     private func requestHeaders(for transfer: Transfer) -> UnsafeMutablePointer<curl_slist>? {
         guard transfer.isConditional else { return transfer.leftOrigin ? nil : headerList }
         curl_slist_free_all(transfer.conditionalHeaderList)

@@ -173,6 +173,7 @@ final class Engine: @unchecked Sendable {
             body.requestTime = transfer.requestTime
             body.responseTime = Date().timeIntervalSince1970
             body.contentHash = transfer.bodyHasher?.finish()
+            body.finalURL = transfer.currentURL.normalized
             finish(transfer, .fetched(body))
         case .notModified:
             finish(transfer, .notModified(CacheRevalidation(cacheHeaders: transfer.cacheHeaders, requestTime: transfer.requestTime,

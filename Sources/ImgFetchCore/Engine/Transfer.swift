@@ -27,8 +27,10 @@ final class Transfer: @unchecked Sendable {
     var tempFile: TempFile?
     let errorBuffer: UnsafeMutablePointer<CChar>
     let maxSize: Int64
-    /// `If-None-Match` / `If-Modified-Since` lines when the transfer revalidates a cache entry.
+    /// `If-None-Match` / `If-Modified-Since` lines when the transfer revalidates a cache entry…
     let validators: [String]
+    /// …sent only to this normalized URL: the one the cached response came from (after its redirects).
+    let validatorTarget: String?
     /// The request's header list when it has validators (the custom headers plus those); built
     /// and freed by the engine thread's `EasyHandleOptions`.
     var conditionalHeaderList: UnsafeMutablePointer<curl_slist>?
@@ -57,7 +59,7 @@ final class Transfer: @unchecked Sendable {
     var requestTime: Double = 0
 
     init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, priority: RequestPriority = .normal,
-         validators: [String] = [], hashesBody: Bool = false, onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
+         validators: [String] = [], validatorTarget: String? = nil, hashesBody: Bool = false, onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
         self.id = id
         self.priority = priority
         self.url = url
@@ -65,6 +67,7 @@ final class Transfer: @unchecked Sendable {
         self.directory = directory
         self.maxSize = maxSize
         self.validators = validators
+        self.validatorTarget = validatorTarget
         bodyHasher = hashesBody ? SHA256Hasher() : nil
         self.onFinish = onFinish
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -76,8 +79,10 @@ final class Transfer: @unchecked Sendable {
         curl_slist_free_all(conditionalHeaderList)
     }
 
-    /// The request asks the server to confirm a cached body (a 304 is the expected answer).
-    var isConditional: Bool { !validators.isEmpty }
+    /// The current request asks the server to confirm the cached body (a 304 is the expected
+    /// answer): it goes to the URL the cached response came from. Other hops of a redirect chain
+    /// get no validators, and a 304 from one of them confirms nothing.
+    var isConditional: Bool { !validators.isEmpty && currentURL.normalized == validatorTarget }
 
     var statusIfAny: Int? { status == 0 ? nil : status }
 
@@ -254,6 +259,8 @@ struct FetchedBody: Sendable {
     var responseTime: Double = 0
     /// SHA-256 of the body, hex; nil when the transfer did not hash it.
     var contentHash: String?
+    /// The normalized URL the body came from, after redirects.
+    var finalURL: String?
 }
 
 /// A 304 to a conditional request: the headers that update the cache entry, and the timing.

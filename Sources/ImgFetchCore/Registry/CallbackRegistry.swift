@@ -144,4 +144,6 @@ struct FinishedItem: Sendable {
     let outputPath: String?
     /// The URL has an entry in the cache index, which copies made from `outputPath` join.
     var isIndexed = false
+    /// File names the index gave the URL before this run's response: they may be replaced.
+    var replaceableNames: Set<String> = []
 }

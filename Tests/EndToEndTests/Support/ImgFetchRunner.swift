@@ -90,7 +90,9 @@ final class RunningImgFetch {
     let process = Process()
     private let scratch: URL
 
-    init(_ arguments: [String], stdin: String? = nil) throws {
+    /// Starts imgfetch with `stdin` written to its standard input (then closed), or, with `input`,
+    /// reading from that pipe, which the test writes and closes itself.
+    init(_ arguments: [String], stdin: String? = nil, input: Pipe? = nil) throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         try Data().write(to: scratch.appendingPathComponent("stdout"))
@@ -99,11 +101,12 @@ final class RunningImgFetch {
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: scratch.appendingPathComponent("stdout"))
         process.standardError = try FileHandle(forWritingTo: scratch.appendingPathComponent("stderr"))
-        let input = Pipe()
-        process.standardInput = input
+        let pipe = input ?? Pipe()
+        process.standardInput = pipe
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
+        guard input == nil else { return }
+        if let stdin { pipe.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try pipe.fileHandleForWriting.close()
     }
 
     /// The file that receives its stdout while it runs.

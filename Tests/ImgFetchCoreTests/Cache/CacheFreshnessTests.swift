@@ -58,12 +58,15 @@ final class CacheFreshnessTests: XCTestCase {
         XCTAssertEqual(CacheDirectives(cacheControl: "max-age=5, max-age=500").maxAge, 5, "the first one counts")
         XCTAssertTrue(CacheDirectives(cacheControl: nil, pragma: "no-cache").noCache)
         XCTAssertFalse(CacheDirectives(cacheControl: "max-age=5", pragma: "no-cache").noCache, "Pragma counts only without Cache-Control")
+        XCTAssertEqual(CacheDirectives(cacheControl: "=, =5, max-age=60,=, ,"), CacheDirectives(cacheControl: "max-age=60"),
+                       "empty names are skipped, never a crash")
     }
 
     func testA304UpdatesTheFieldsItCarries() {
-        let stored = ResponseCacheHeaders(etag: "\"a\"", lastModified: "LM", date: "D1", cacheControl: "max-age=5")
+        let stored = ResponseCacheHeaders(etag: "\"a\"", lastModified: "LM", date: "D1", age: "500", cacheControl: "max-age=5")
         let updated = stored.updated(with: ResponseCacheHeaders(etag: "\"b\"", date: "D2"))
-        XCTAssertEqual(updated, ResponseCacheHeaders(etag: "\"b\"", lastModified: "LM", date: "D2", cacheControl: "max-age=5"))
+        XCTAssertEqual(updated, ResponseCacheHeaders(etag: "\"b\"", lastModified: "LM", date: "D2", cacheControl: "max-age=5"),
+                       "the old Age described the old response")
         XCTAssertEqual(updated.validators, ["If-None-Match: \"b\"", "If-Modified-Since: LM"])
     }
 }

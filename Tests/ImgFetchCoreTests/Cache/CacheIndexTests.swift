@@ -124,3 +124,44 @@ final class CacheIndexTests: XCTestCase {
         XCTAssertNil(index.entry(for: "http://h/5000"))
     }
 }
+
+/// `CacheWriter`: a job queued after a change runs only once the change is visible to another connection.
+final class CacheWriterTests: XCTestCase {
+    func testAfterCommitJobsSeeTheirChangesCommitted() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let index = try CacheIndex(directory: scratch.path) { _ in }
+        let observer = try Observer(path: scratch.path + "/.imgfetch/index.sqlite")
+        let seen = LockedState<[Int64]>([])
+        for number in 0..<200 {
+            index.store(CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
+                                   headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
+                                   bodySize: 1, contentHash: "h", files: []))
+            if number % 20 == 19 {
+                index.afterCommit { seen.withLock { $0.append(observer.rows()) } }
+            }
+        }
+        index.close()
+        XCTAssertEqual(seen.withLock { $0 }.count, 10)
+        for (offset, rows) in seen.withLock({ $0 }).enumerated() {
+            XCTAssertGreaterThanOrEqual(rows, Int64(20 * (offset + 1)), "a job ran before the changes queued ahead of it were committed")
+        }
+    }
+}
+
+/// A second connection that counts the entries; used by the writer thread's jobs only, one at a
+/// time, hence `@unchecked Sendable`.
+private final class Observer: @unchecked Sendable {
+    private let database: SQLiteDatabase
+    private let count: SQLiteStatement
+
+    init(path: String) throws {
+        database = try SQLiteDatabase(path: path)
+        count = try database.prepare("SELECT count(*) FROM entries")
+    }
+
+    func rows() -> Int64 {
+        defer { count.reset() }
+        return (try? count.bind([]).step()) == true ? count.integer(0) ?? -1 : -1
+    }
+}
