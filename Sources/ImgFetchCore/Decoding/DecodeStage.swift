@@ -27,7 +27,8 @@ final class DecodeStage: Sendable {
         pool.submit(job)
     }
 
-    /// What a body is and what to save for it, or why it is rejected.
+    /// What a body is and what to save for it, or why it is rejected. A body to be saved as it is
+    /// has its temp file complete on disk afterwards (it is decoded from memory when small).
     func prepare(_ body: FetchedBody) -> Result<PreparedOutput, DownloadError> {
         let format: ImageFormat
         switch ImageSniffer.sniff(body.head) {
@@ -36,18 +37,23 @@ final class DecodeStage: Sendable {
         }
         let decodable = format == .jpeg || format == .png
         let file = body.tempFile
-        let source = ImageSource.file(path: file.path)
         switch configuration.saveAs {
         case .original:
             let checked: Result<ImageInfo?, DownloadError>
             if !decodable {
                 checked = .success(nil)
             } else if !configuration.verifyImages {
-                checked = .success(ImageCodec.probe(source, format: format))
+                checked = .success(file.withContents { ImageCodec.probe($0, format: format) })
             } else {
-                checked = ImageCodec.verify(source, format: format, limits: configuration.decodeLimits, budget: memory).map { $0 }
+                checked = file.withContents { ImageCodec.verify($0, format: format, limits: configuration.decodeLimits, budget: memory) }
+                    .map { $0 }
             }
-            return checked.map { PreparedOutput(format: format, image: $0, file: file) }
+            return checked.flatMap { image in
+                Result { () throws(DownloadError) in
+                    try file.writeOut()
+                    return PreparedOutput(format: format, image: image, file: file)
+                }
+            }
         case .pixels(let pixelFormat):
             guard decodable else {
                 return .failure(DownloadError(.notAnImage, "cannot convert \(format.rawValue.uppercased()) to "
@@ -57,7 +63,7 @@ final class DecodeStage: Sendable {
         }
     }
 
-    /// Decodes the body into a new temp file of pixels.
+    /// Decodes the body into a new temp file of pixels; the body itself is never written out.
     private func convert(_ body: FetchedBody, format: ImageFormat, to pixelFormat: PixelFormat) -> Result<PreparedOutput, DownloadError> {
         let output: TempFile
         do {
@@ -68,8 +74,9 @@ final class DecodeStage: Sendable {
         let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: configuration.maxDimension,
                                          output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory,
                                          memoryBudget: ImageCodec.defaultMemoryBudget)
-        return ImageCodec.convert(.file(path: body.tempFile.path), format: format, conversion: conversion,
-                                  limits: configuration.decodeLimits, budget: memory)
+        return body.tempFile.withContents {
+            ImageCodec.convert($0, format: format, conversion: conversion, limits: configuration.decodeLimits, budget: memory)
+        }
         .map { PreparedOutput(format: format, image: $0.source, file: output) }
     }
 
