@@ -7,7 +7,7 @@ import ImgFetchCLI
 // mmap threshold to the size of the first big buffer freed; from then on each decode thread's
 // arena kept its own copy of that memory, and two threads decoding such files one after the other
 // peaked at 99 MiB instead of 64 MiB. A fixed threshold also stops the raising. The price is a
-// page fault per 4 KiB of such buffers; smaller allocations are unaffected.
+// page fault per 4 KiB of such buffers; smaller allocations keep their memory (see the C side).
 CMallocTuning_returnBigBuffersToTheSystem()
 
 exit(ImgFetchCommand.run(Array(CommandLine.arguments.dropFirst())))
