@@ -138,7 +138,7 @@ public final class TempFile: @unchecked Sendable {
     private func hold(_ bytes: UnsafeRawBufferPointer) {
         let needed = heldCount + bytes.count
         if needed > held?.count ?? 0 {
-            // Doubling from 32 KiB, capped at the limit: a 40 KB image takes two allocations.
+            // At least 32 KiB, doubling, capped at the limit: a small image takes one or two allocations.
             let capacity = min(Self.memoryLimit, max(needed, (held?.count ?? 0) * 2, 32 << 10))
             let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
             if let held, heldCount > 0 { grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: held[..<heldCount])) }
