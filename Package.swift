@@ -21,10 +21,11 @@ let package = Package(
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
         .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
-        .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec"]),
         .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
+        .target(name: "CMallocTuning"),
     ],
     swiftLanguageModes: [.v6]
 )

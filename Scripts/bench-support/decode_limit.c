@@ -6,7 +6,9 @@
 // THREADS pthreads (default: one per online core). Each file is read from disk into memory, then
 // decoded from memory with libjpeg-turbo / libpng, the libraries imgfetch links. Modes:
 //   verify  decode every scan and row, as imgfetch's verification does: for JPEG the same cheap
-//           settings (JDCT_IFAST, no fancy upsampling, no color conversion), PNG without transforms;
+//           settings (1/8 scale, so every coefficient is entropy-decoded but the inverse DCT keeps
+//           only the DC term; JDCT_IFAST, no fancy upsampling, no color conversion), PNG without
+//           transforms;
 //   full    decode to 8-bit RGB(A) pixels with the default (accurate) settings, as a viewer does;
 //           with -w, also write each image as a binary PPM into OUTDIR (alpha dropped), the work
 //           of `imgfetch --save-as ppm` minus the download and the temp-file + rename.
@@ -85,6 +87,8 @@ static int decode_jpeg(job_t *job, const char *path, const unsigned char *data, 
         info.dct_method = JDCT_IFAST;
         info.do_fancy_upsampling = FALSE;
         info.out_color_space = info.jpeg_color_space;
+        info.scale_num = 1;
+        info.scale_denom = 8;
     }
     jpeg_start_decompress(&info);
     size_t stride = (size_t)info.output_width * (size_t)info.output_components;

@@ -1,7 +1,7 @@
 """The tools under test, how each is invoked, and their versions.
 
 Every downloader gets the same concurrency (16 transfers, all to the one nginx host) and writes
-into a fresh output directory on the same filesystem. A Tool's command() returns None when the
+into a fresh output directory on the same filesystem (see bench.output_root and discard_output). A Tool's command() returns None when the
 tool cannot run here; unavailable() then says why, and the table shows that instead of numbers.
 """
 from __future__ import annotations

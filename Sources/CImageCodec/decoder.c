@@ -33,22 +33,21 @@ void imgcodec_check_limits(imgcodec_decoder *decoder) {
     }
 }
 
-// In C because reading the header runs libjpeg/libpng under longjmp.
-int imgcodec_decoder_open(int fd, int format, const imgcodec_limits *limits,
-                          imgcodec_decoder **result, imgcodec_header *header,
-                          char *message, size_t message_size) {
+// In C because reading the header runs libjpeg/libpng under longjmp. Shared by both openers:
+// `source` says where the bytes come from.
+static int imgcodec_decoder_open_source(imgcodec_source source, int format, const imgcodec_limits *limits,
+                                        imgcodec_decoder **result, imgcodec_header *header,
+                                        char *message, size_t message_size) {
     *result = NULL;
     imgcodec_decoder *decoder = calloc(1, sizeof *decoder);
-    unsigned char *buffer = malloc(IMGCODEC_SOURCE_CAPACITY);
-    if (decoder == NULL || buffer == NULL) {
-        free(decoder);
-        free(buffer);
+    if (decoder == NULL) {
+        if (source.fd >= 0) free(source.buffer);
         snprintf(message, message_size, "out of memory");
         return IMGCODEC_IO;
     }
     decoder->format = format;
     decoder->limits = *limits;
-    decoder->source = (imgcodec_source){ .fd = fd, .buffer = buffer, .capacity = IMGCODEC_SOURCE_CAPACITY };
+    decoder->source = source;
     decoder->header.orientation = 1;
     *result = decoder;
     IMGCODEC_GUARD(decoder, message, message_size);
@@ -57,8 +56,32 @@ int imgcodec_decoder_open(int fd, int format, const imgcodec_limits *limits,
     case IMGCODEC_FORMAT_PNG: imgcodec_png_open(decoder); break;
     default: imgcodec_fail(&decoder->failure, IMGCODEC_UNSUPPORTED, "unsupported: unknown image format %d", format);
     }
+    decoder->header.decode_memory += (decoder->source.fd >= 0 ? IMGCODEC_SOURCE_CAPACITY : 0) + sizeof *decoder;
     *header = decoder->header;
     return IMGCODEC_OK;
+}
+
+// In C because reading the header runs libjpeg/libpng under longjmp.
+int imgcodec_decoder_open(int fd, int format, const imgcodec_limits *limits,
+                          imgcodec_decoder **result, imgcodec_header *header,
+                          char *message, size_t message_size) {
+    unsigned char *buffer = malloc(IMGCODEC_SOURCE_CAPACITY);
+    if (buffer == NULL) {
+        *result = NULL;
+        snprintf(message, message_size, "out of memory");
+        return IMGCODEC_IO;
+    }
+    imgcodec_source source = { .fd = fd, .buffer = buffer, .capacity = IMGCODEC_SOURCE_CAPACITY };
+    return imgcodec_decoder_open_source(source, format, limits, result, header, message, message_size);
+}
+
+// In C because reading the header runs libjpeg/libpng under longjmp.
+int imgcodec_decoder_open_memory(const unsigned char *data, size_t size, int format, const imgcodec_limits *limits,
+                                 imgcodec_decoder **result, imgcodec_header *header,
+                                 char *message, size_t message_size) {
+    // The buffer is only read: the cast is for the shared source struct, which a file source writes into.
+    imgcodec_source source = { .fd = -1, .buffer = (unsigned char *)data, .capacity = size, .memory_left = size };
+    return imgcodec_decoder_open_source(source, format, limits, result, header, message, message_size);
 }
 
 // In C because starting decompression runs libjpeg/libpng under longjmp.
@@ -105,19 +128,14 @@ void imgcodec_decoder_close(imgcodec_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->format == IMGCODEC_FORMAT_JPEG) imgcodec_jpeg_destroy(decoder);
     if (decoder->format == IMGCODEC_FORMAT_PNG) imgcodec_png_destroy(decoder);
-    free(decoder->source.buffer);
+    if (decoder->source.fd >= 0) free(decoder->source.buffer);
     free(decoder);
 }
 
 // In C so verification runs every row without a Swift round trip per row.
-int imgcodec_verify(int fd, int format, const imgcodec_limits *limits, imgcodec_header *header,
-                    char *message, size_t message_size) {
-    imgcodec_decoder *decoder = NULL;
-    int status = imgcodec_decoder_open(fd, format, limits, &decoder, header, message, message_size);
+int imgcodec_decoder_verify(imgcodec_decoder *decoder, char *message, size_t message_size) {
     imgcodec_output output;
-    if (status == IMGCODEC_OK) {
-        status = imgcodec_decoder_start(decoder, IMGCODEC_MODE_VERIFY, 8, &output, message, message_size);
-    }
+    int status = imgcodec_decoder_start(decoder, IMGCODEC_MODE_VERIFY, 8, &output, message, message_size);
     unsigned char *row = NULL;
     if (status == IMGCODEC_OK) {
         row = malloc(output.row_bytes > 0 ? output.row_bytes : 1);
@@ -132,6 +150,15 @@ int imgcodec_verify(int fd, int format, const imgcodec_limits *limits, imgcodec_
     }
     if (status == IMGCODEC_OK) status = imgcodec_decoder_finish(decoder, message, message_size);
     free(row);
+    return status;
+}
+
+// In C so verification runs every row without a Swift round trip per row.
+int imgcodec_verify(int fd, int format, const imgcodec_limits *limits, imgcodec_header *header,
+                    char *message, size_t message_size) {
+    imgcodec_decoder *decoder = NULL;
+    int status = imgcodec_decoder_open(fd, format, limits, &decoder, header, message, message_size);
+    if (status == IMGCODEC_OK) status = imgcodec_decoder_verify(decoder, message, message_size);
     imgcodec_decoder_close(decoder);
     return status;
 }

@@ -25,8 +25,9 @@ int imgcodec_report(const imgcodec_failure *failure, char *message, size_t messa
 
 /// A buffered reader over a file descriptor, shared by the JPEG source manager and the PNG read callback.
 typedef struct imgcodec_source {
-    int fd;
-    unsigned char *buffer;
+    int fd;                  // -1: the whole file is in memory, at `buffer`
+    unsigned char *buffer;   // owned (and freed) only when fd >= 0
+    size_t memory_left;      // with fd -1: bytes the next fill hands out (all of them, once)
     size_t capacity;
     size_t position;
     size_t length;

@@ -135,6 +135,25 @@ static boolean imgcodec_jpeg_read_app1(j_decompress_ptr info) {
     return TRUE;
 }
 
+// In C because it reads libjpeg's component geometry. What libjpeg will allocate for this file: a
+// multi-scan file (progressive, or a first scan without every component) is decoded into
+// whole-image coefficient buffers, one JBLOCK (128 bytes) per block of each component, padded to
+// whole MCUs as jdcoefct.c does; a single-scan file needs only an MCU row and a few sample rows.
+static uint64_t imgcodec_jpeg_decode_memory(const struct jpeg_decompress_struct *info) {
+    uint64_t rows = (uint64_t)info->image_width * (uint64_t)info->num_components *
+                    (uint64_t)info->max_v_samp_factor * DCTSIZE * 4;
+    if (!info->progressive_mode && info->comps_in_scan >= info->num_components) return rows;
+    uint64_t coefficients = 0;
+    for (int i = 0; i < info->num_components; i++) {
+        const jpeg_component_info *component = &info->comp_info[i];
+        uint64_t h = (uint64_t)component->h_samp_factor, v = (uint64_t)component->v_samp_factor;
+        uint64_t across = ((uint64_t)component->width_in_blocks + h - 1) / h * h;
+        uint64_t down = ((uint64_t)component->height_in_blocks + v - 1) / v * v;
+        coefficients += across * down * sizeof(JBLOCK);
+    }
+    return coefficients + rows;
+}
+
 // In C because libjpeg calls are made under the entry point's longjmp target.
 void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
     imgcodec_jpeg_state *state = &decoder->jpeg;
@@ -180,6 +199,7 @@ void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
     case JCS_YCCK: header->color = IMGCODEC_COLOR_YCCK; break;
     default: header->color = IMGCODEC_COLOR_OTHER; break;
     }
+    header->decode_memory = imgcodec_jpeg_decode_memory(info);
     imgcodec_check_limits(decoder);
 }
 

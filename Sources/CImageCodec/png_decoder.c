@@ -131,6 +131,9 @@ void imgcodec_png_open(imgcodec_decoder *decoder) {
     }
     header->has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || trns;
     if (trns && (color_type & PNG_COLOR_MASK_ALPHA) == 0) header->channels += 1;
+    // libpng holds the current and previous row (as stored, and as transformed: at most 8 bytes a
+    // pixel) and zlib's 32 KiB window; it never holds the whole image, interlaced or not.
+    header->decode_memory = ((uint64_t)png_get_rowbytes(state->png, state->info) + (uint64_t)width * 8) * 2 + (64u << 10);
     // An eXIf after the image data comes too late for the header, as in libpng's own handling.
     state->exif_done = 1;
     if (state->exif != NULL) header->orientation = imgcodec_exif_orientation(state->exif, state->exif_length);

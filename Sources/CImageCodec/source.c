@@ -5,6 +5,13 @@
 
 // In C because a read error fails the decode by longjmp.
 size_t imgcodec_source_fill(imgcodec_source *source, imgcodec_failure *failure) {
+    if (source->fd < 0) {
+        // In memory: the first fill hands out the whole file, every later one is end of file.
+        source->position = 0;
+        source->length = source->memory_left;
+        source->memory_left = 0;
+        return source->length;
+    }
     for (;;) {
         ssize_t count = read(source->fd, source->buffer, source->capacity);
         if (count >= 0) {

@@ -28,7 +28,7 @@ public enum ImgFetchCommand {
             stdout.write(HelpText.usage)
             return ExitCode.success
         case .version:
-            stdout.write("imgfetch \(DownloaderConfiguration.version) (\(String(cString: curl_version())))\n")
+            stdout.write("imgfetch \(DownloaderConfiguration.version) (\(LibcurlVersion.description))\n")
             return ExitCode.success
         case .run:
             break

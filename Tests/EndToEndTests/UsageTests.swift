@@ -40,6 +40,7 @@ final class UsageTests: XCTestCase {
         let version = try ImgFetchRunner.run(["--version"])
         XCTAssertEqual(version.exitCode, 0)
         XCTAssertTrue(version.stdout.hasPrefix("imgfetch "), version.stdout)
+        XCTAssertTrue(version.stdout.contains(" (libcurl/"), version.stdout)
     }
 
     func testEmptyListSucceeds() throws {

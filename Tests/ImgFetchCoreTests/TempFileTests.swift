@@ -83,6 +83,7 @@ final class TempFileTests: XCTestCase {
         temp.truncate()
         try write("body", to: temp)
         temp.finishWriting()
+        try temp.writeOut()
         XCTAssertEqual(try contents(temp.path), "body")
     }
 

@@ -68,6 +68,9 @@ typedef struct imgcodec_header {
     int progressive;   // progressive JPEG or Adam7-interlaced PNG
     int has_alpha;     // an alpha channel or tRNS
     int orientation;   // EXIF orientation 1...8 (1 when absent)
+    uint64_t decode_memory;  // bytes the decoder itself will hold: libjpeg's whole-image coefficient
+                             // buffers for progressive and multi-scan JPEG, else a few rows. An
+                             // estimate for scheduling concurrent decodes, not a limit.
 } imgcodec_header;
 
 /// The rows `imgcodec_decoder_read_row` will deliver.
@@ -88,6 +91,13 @@ int imgcodec_decoder_open(int fd, int format, const imgcodec_limits *limits,
                           imgcodec_decoder **decoder, imgcodec_header *header,
                           char *message, size_t message_size);
 
+// In C because reading the header runs libjpeg/libpng, which report errors by longjmp.
+// As imgcodec_decoder_open, but reads the whole file from `data` (`size` bytes), which must stay
+// valid and unchanged until imgcodec_decoder_close: a body already in memory is not read again.
+int imgcodec_decoder_open_memory(const unsigned char *data, size_t size, int format, const imgcodec_limits *limits,
+                                 imgcodec_decoder **decoder, imgcodec_header *header,
+                                 char *message, size_t message_size);
+
 // In C because starting decompression allocates and (for progressive JPEG) decodes every scan under longjmp.
 // `scale_num` asks libjpeg for DCT scaling to scale_num/8 (1...8; PNG ignores it).
 int imgcodec_decoder_start(imgcodec_decoder *decoder, int mode, int scale_num,
@@ -104,6 +114,11 @@ int imgcodec_decoder_finish(imgcodec_decoder *decoder, char *message, size_t mes
 
 // In C because it frees libjpeg/libpng state. Accepts NULL. Does not close the fd.
 void imgcodec_decoder_close(imgcodec_decoder *decoder);
+
+// In C so the rest of a verification (every row, every scan, trailer) runs without crossing into
+// Swift per row. Runs on a decoder that imgcodec_decoder_open* made and that was not started; the
+// caller still closes it.
+int imgcodec_decoder_verify(imgcodec_decoder *decoder, char *message, size_t message_size);
 
 // In C so a whole verification (header, every row, every scan, trailer) runs without crossing into Swift per row.
 int imgcodec_verify(int fd, int format, const imgcodec_limits *limits, imgcodec_header *header,

@@ -42,7 +42,10 @@ final class RunControl: @unchecked Sendable {
         condition.lock()
         outstanding -= 1
         if listDone && outstanding == 0 && ending == nil { ending = .completed }
-        condition.broadcast()
+        // Wake the waiters only when what they wait for may have come: room for the list reader
+        // (at the limit just now), or no item left. A wake-up per item cost the main thread a
+        // futex round trip and a context switch for every image.
+        if outstanding == maxOutstanding - 1 || outstanding == 0 { condition.broadcast() }
         condition.unlock()
     }
 

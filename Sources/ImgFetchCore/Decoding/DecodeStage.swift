@@ -3,14 +3,23 @@
 /// asked.
 ///
 /// The pool's backlog is bounded by the engine's admission: a body counts against
-/// `decodeBacklog` until its consumer releases it.
+/// `decodeBacklog` until its consumer releases it. The memory of concurrent decodes is bounded by
+/// `memory` (see `DecodeMemoryBudget`).
 final class DecodeStage: Sendable {
     private let pool: WorkerPool
     private let configuration: DownloaderConfiguration
+    let memory: DecodeMemoryBudget
 
-    init(configuration: DownloaderConfiguration) {
+    /// Most bytes that large decodes (progressive JPEGs above all) hold at once: one 12-megapixel
+    /// progressive JPEG (36 MB) at a time, or a few smaller ones together.
+    static let defaultMemoryBudget = 32 << 20
+    /// Decodes estimated at this or less stream a few rows and never wait for the budget.
+    static let exemptDecodeMemory = 2 << 20
+
+    init(configuration: DownloaderConfiguration, memoryBudget: Int = defaultMemoryBudget) {
         pool = WorkerPool(threads: configuration.decodeThreads, name: "imgfetch.decode")
         self.configuration = configuration
+        memory = DecodeMemoryBudget(limit: memoryBudget, exempt: Self.exemptDecodeMemory)
     }
 
     /// Runs `job` on a worker thread.
@@ -18,7 +27,8 @@ final class DecodeStage: Sendable {
         pool.submit(job)
     }
 
-    /// What a body is and what to save for it, or why it is rejected.
+    /// What a body is and what to save for it, or why it is rejected. A body to be saved as it is
+    /// has its temp file complete on disk afterwards (it is decoded from memory when small).
     func prepare(_ body: FetchedBody) -> Result<PreparedOutput, DownloadError> {
         let format: ImageFormat
         switch ImageSniffer.sniff(body.head) {
@@ -26,15 +36,24 @@ final class DecodeStage: Sendable {
         case .notAnImage(let description): return .failure(DownloadError(.notAnImage, description))
         }
         let decodable = format == .jpeg || format == .png
+        let file = body.tempFile
         switch configuration.saveAs {
         case .original:
-            guard decodable else { return .success(PreparedOutput(format: format, image: nil, file: body.tempFile)) }
-            guard configuration.verifyImages else {
-                let probed = ImageCodec.probe(path: body.tempFile.path, format: format)
-                return .success(PreparedOutput(format: format, image: probed, file: body.tempFile))
+            let checked: Result<ImageInfo?, DownloadError>
+            if !decodable {
+                checked = .success(nil)
+            } else if !configuration.verifyImages {
+                checked = .success(file.withContents { ImageCodec.probe($0, format: format) })
+            } else {
+                checked = file.withContents { ImageCodec.verify($0, format: format, limits: configuration.decodeLimits, budget: memory) }
+                    .map { $0 }
             }
-            return ImageCodec.verify(path: body.tempFile.path, format: format, limits: configuration.decodeLimits)
-                .map { PreparedOutput(format: format, image: $0, file: body.tempFile) }
+            return checked.flatMap { image in
+                Result { () throws(DownloadError) in
+                    try file.writeOut()
+                    return PreparedOutput(format: format, image: image, file: file)
+                }
+            }
         case .pixels(let pixelFormat):
             guard decodable else {
                 return .failure(DownloadError(.notAnImage, "cannot convert \(format.rawValue.uppercased()) to "
@@ -44,6 +63,7 @@ final class DecodeStage: Sendable {
         }
     }
 
+    /// Decodes the body into a new temp file of pixels; the body itself is never written out.
     private func convert(_ body: FetchedBody, format: ImageFormat, to pixelFormat: PixelFormat) -> Result<PreparedOutput, DownloadError> {
         let output: TempFile
         do {
@@ -51,10 +71,13 @@ final class DecodeStage: Sendable {
         } catch {
             return .failure(error)
         }
-        return ImageCodec.convert(path: body.tempFile.path, format: format, to: pixelFormat,
-                                  maxDimension: configuration.maxDimension, limits: configuration.decodeLimits,
-                                  output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory)
-            .map { PreparedOutput(format: format, image: $0.source, file: output) }
+        let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: configuration.maxDimension,
+                                         output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory,
+                                         memoryBudget: ImageCodec.defaultMemoryBudget)
+        return body.tempFile.withContents {
+            ImageCodec.convert($0, format: format, conversion: conversion, limits: configuration.decodeLimits, budget: memory)
+        }
+        .map { PreparedOutput(format: format, image: $0.source, file: output) }
     }
 
     func close() {

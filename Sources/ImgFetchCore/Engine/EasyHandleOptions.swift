@@ -71,6 +71,9 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         CCurl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxSize))
         CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
+        // curl's own tool reads 100 KB at a time; libcurl's 16 KB default took 6 times the recv calls
+        // and engine loop turns on large bodies (13% more CPU on 24 × 1.7 MB with --no-decode).
+        CCurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 100 << 10)
         if configuration.insecure {
             CCurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             CCurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)

@@ -69,8 +69,18 @@ final class Engine: @unchecked Sendable {
     /// The consumer is done with one outcome: another transfer may be admitted.
     func release() {
         let before = unreleased.subtract(1, ordering: .relaxed).oldValue
-        // Only a full backlog holds admission back; below it the engine needs no nudge.
-        if before >= configuration.decodeBacklog { curl_multi_wakeup(multi) }
+        if Self.releaseWakesEngine(before: before, backlog: configuration.decodeBacklog) { curl_multi_wakeup(multi) }
+    }
+
+    /// Whether the release that took the backlog down from `before` must wake the engine thread.
+    /// Only a full backlog holds admission back (transfers still running when it filled may push
+    /// it past full), and the engine is nudged once, when the backlog has drained by a quarter: it
+    /// then admits that many transfers in one loop turn. Waking it at every release from a full
+    /// backlog cost a socketpair write and an engine loop turn per image while decoding was the
+    /// bottleneck. Releases count down one at a time, so every descent passes the mark; the
+    /// decoders still have three quarters of the backlog queued meanwhile.
+    static func releaseWakesEngine(before: Int, backlog: Int) -> Bool {
+        before == backlog - max(1, backlog / 4) + 1
     }
 
     /// Lets the engine finish what it has, then stops its thread and frees libcurl's state.

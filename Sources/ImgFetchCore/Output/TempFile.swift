@@ -4,12 +4,28 @@ import Glibc
 /// A body's temp file in the output directory: created exclusively, never followed through a
 /// symlink, and removed unless it was committed to its final path.
 ///
+/// The first `memoryLimit` bytes written are held in memory, and a body that fits is written to
+/// the file in one call by `writeOut()`: a small image costs one `write` instead of one per
+/// network chunk, and the decoder reads it from memory instead of opening and reading the file
+/// again. A larger body streams to the file from the moment it outgrows the limit.
+///
 /// Ownership moves from the engine thread (which writes it) to the decode stage (which commits
 /// it); it is never used by two threads at once, hence `@unchecked Sendable`.
 public final class TempFile: @unchecked Sendable {
     public let path: String
     private var descriptor: Int32
     private var committed = false
+    /// The body's bytes while it fits in memory (`heldCount` of them); nil once it streams to the file.
+    private var held: UnsafeMutableRawBufferPointer?
+    private var heldCount = 0
+    /// The body outgrew `memoryLimit`: every write goes to the file.
+    private var streaming = false
+    /// The errno of a failed `writeOut`, repeated to later callers: the file is incomplete.
+    private var writeOutError: Int32?
+
+    /// Most bytes of a body held in memory. Small enough that the bodies in flight and in the
+    /// decode backlog (48 by default) hold a few MiB at most; large enough for typical web images.
+    static let memoryLimit = 128 << 10
 
     /// What committing did.
     public enum Commit: Sendable {
@@ -25,6 +41,7 @@ public final class TempFile: @unchecked Sendable {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+        held?.deallocate()
         if !committed { unlink(path) }
     }
 
@@ -59,11 +76,82 @@ public final class TempFile: @unchecked Sendable {
         return removed
     }
 
-    /// The open write descriptor (for writers that stream into the file themselves); -1 once closed.
-    var writeDescriptor: Int32 { descriptor }
+    /// The open write descriptor, for writers that stream into the file themselves (and never call
+    /// `write`, whose bytes may still be held in memory); -1 once closed.
+    var writeDescriptor: Int32 {
+        precondition(heldCount == 0, "bytes given to write(_:) are still held in memory")
+        return descriptor
+    }
 
     /// Appends all of `bytes`; returns errno on failure.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+        guard streaming || heldCount + bytes.count > Self.memoryLimit else {
+            hold(bytes)
+            return nil
+        }
+        if !streaming {
+            // Outgrew memory: what is held goes to the file, and from here on the body streams there.
+            streaming = true
+            let code = heldCount > 0 ? writeAll(UnsafeRawBufferPointer(rebasing: held![..<heldCount])) : nil
+            held?.deallocate()
+            held = nil
+            heldCount = 0
+            if let code { return code }
+        }
+        return writeAll(bytes)
+    }
+
+    /// Empties the file for a new attempt.
+    func truncate() {
+        heldCount = 0
+        guard streaming else { return }
+        _ = ftruncate(descriptor, 0)
+        _ = lseek(descriptor, 0, SEEK_SET)
+    }
+
+    /// The body is complete: closes the descriptor, unless the body is held in memory for `writeOut`.
+    func finishWriting() {
+        guard heldCount == 0 else { return }
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Calls `body` with the complete body: its bytes when they are held in memory, else the file.
+    func withContents<T>(_ body: (ImageSource) -> T) -> T {
+        guard let held, heldCount > 0 else { return body(.file(path: path)) }
+        return body(.memory(UnsafeRawBufferPointer(rebasing: held[..<heldCount])))
+    }
+
+    /// Makes the file complete: writes a body held in memory in one call (once; its bytes stay
+    /// readable through `withContents`) and closes the descriptor. Placing the file does this first.
+    func writeOut() throws(DownloadError) {
+        if writeOutError == nil, heldCount > 0, descriptor >= 0 {
+            writeOutError = writeAll(UnsafeRawBufferPointer(rebasing: held![..<heldCount]))
+        }
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        if let code = writeOutError {
+            throw DownloadError(.filesystem, "cannot write temp file \(path): \(Errno.describe(code))")
+        }
+    }
+
+    private func hold(_ bytes: UnsafeRawBufferPointer) {
+        let needed = heldCount + bytes.count
+        if needed > held?.count ?? 0 {
+            // At least 32 KiB, doubling, capped at the limit: a small image takes one or two allocations.
+            let capacity = min(Self.memoryLimit, max(needed, (held?.count ?? 0) * 2, 32 << 10))
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+            if let held, heldCount > 0 { grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: held[..<heldCount])) }
+            held?.deallocate()
+            held = grown
+        }
+        if let source = bytes.baseAddress, !bytes.isEmpty {
+            (held!.baseAddress! + heldCount).copyMemory(from: source, byteCount: bytes.count)
+        }
+        heldCount = needed
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -74,18 +162,6 @@ public final class TempFile: @unchecked Sendable {
             offset += written
         }
         return nil
-    }
-
-    /// Empties the file for a new attempt.
-    func truncate() {
-        _ = ftruncate(descriptor, 0)
-        _ = lseek(descriptor, 0, SEEK_SET)
-    }
-
-    /// Closes the write descriptor once the body is complete.
-    func finishWriting() {
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = -1
     }
 
     /// Moves the temp file to `finalPath` atomically; the temp file is gone afterwards.
@@ -102,7 +178,7 @@ public final class TempFile: @unchecked Sendable {
     /// name, then rename); otherwise an existing file wins (a hard link fails on EEXIST, and never
     /// follows a symlink planted at the final path).
     public func place(at finalPath: String, overwrite: Bool) throws(DownloadError) -> Commit {
-        finishWriting()
+        try writeOut()
         let target = overwrite ? Self.sideName(for: path) : finalPath
         if link(path, target) != 0 {
             switch errno {

@@ -12,17 +12,23 @@ public enum ImageCodec {
     /// Fully decodes (verifies) the image in the file at `path`: the header within `limits`, every
     /// row and progressive scan, and the trailer. Nothing is written.
     public static func verify(path: String, format: ImageFormat, limits: DecodeLimits = DecodeLimits()) -> Result<ImageInfo, DownloadError> {
+        verify(.file(path: path), format: format, limits: limits)
+    }
+
+    /// Verifies the image in `source`; the decode waits for room in `budget` (if given) once the
+    /// header has said how much memory it needs.
+    static func verify(_ source: ImageSource, format: ImageFormat, limits: DecodeLimits,
+                       budget: DecodeMemoryBudget? = nil) -> Result<ImageInfo, DownloadError> {
         Result { () throws(DownloadError) -> ImageInfo in
-            let codecFormat = try ImageDecoder.codecFormat(format)
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw DownloadError(.filesystem, "cannot open \(path): \(String(cString: strerror(errno)))")
+            let decoder = try ImageDecoder(source: source, format: format, limits: limits)
+            if let budget {
+                try budget.withReservation(decoder.decodeMemory) { () throws(DownloadError) in try decoder.verifyAll() }
+            } else {
+                try decoder.verifyAll()
             }
-            defer { close(fd) }
-            var cLimits = limits.codecLimits
-            var header = imgcodec_header()
-            try CodecCall.run { imgcodec_verify(fd, codecFormat, &cLimits, &header, $0, $1) }
-            return ImageInfo(header: header, verified: true)
+            var info = decoder.info
+            info.verified = true
+            return info
         }
     }
 
@@ -33,16 +39,30 @@ public enum ImageCodec {
     public static func convert(path: String, format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
                                limits: DecodeLimits = DecodeLimits(), output: Int32, scratchDirectory: String,
                                memoryBudget: Int = defaultMemoryBudget) -> Result<ConvertedImage, DownloadError> {
+        let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: maxDimension, output: output,
+                                         scratchDirectory: scratchDirectory, memoryBudget: memoryBudget)
+        return convert(.file(path: path), format: format, conversion: conversion, limits: limits)
+    }
+
+    /// Runs `conversion` on the image in `source`, once `budget` (if given) has room for the decoder
+    /// and whatever the conversion holds.
+    static func convert(_ source: ImageSource, format: ImageFormat, conversion: ImageConversion, limits: DecodeLimits,
+                        budget: DecodeMemoryBudget? = nil) -> Result<ConvertedImage, DownloadError> {
         Result { () throws(DownloadError) -> ConvertedImage in
-            let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: maxDimension, output: output,
-                                             scratchDirectory: scratchDirectory, memoryBudget: memoryBudget)
-            return try conversion.run(decoder: ImageDecoder(path: path, format: format, limits: limits))
+            let decoder = try ImageDecoder(source: source, format: format, limits: limits)
+            guard let budget else { return try conversion.run(decoder: decoder) }
+            let bytes = decoder.decodeMemory + conversion.heldMemory(for: decoder)
+            return try budget.withReservation(bytes) { () throws(DownloadError) in try conversion.run(decoder: decoder) }
         }
     }
 
     /// Header facts without decoding the pixels (for `--no-decode`); nil when the header cannot be read.
     /// No limits apply: reading a header allocates nothing in proportion to the image.
     public static func probe(path: String, format: ImageFormat) -> ImageInfo? {
-        try? ImageDecoder(path: path, format: format, limits: .unlimited).info
+        probe(.file(path: path), format: format)
+    }
+
+    static func probe(_ source: ImageSource, format: ImageFormat) -> ImageInfo? {
+        try? ImageDecoder(source: source, format: format, limits: .unlimited).info
     }
 }

@@ -7,6 +7,15 @@ struct ImageConversion {
     var scratchDirectory: String
     var memoryBudget: Int
 
+    /// Bytes this conversion holds besides the decoder: a whole-image raster (within `memoryBudget`;
+    /// more spills to disk) for a rotated or flipped output or an interlaced PNG, else a few rows.
+    func heldMemory(for decoder: ImageDecoder) -> Int {
+        let info = decoder.info
+        let rows = info.width * 4 * 4
+        let wholeImage = info.orientation != ExifOrientation.up.rawValue || (decoder.format == .png && decoder.isProgressive)
+        return wholeImage ? rows + min(memoryBudget, info.width * info.height * 4) : rows
+    }
+
     func run(decoder: ImageDecoder) throws(DownloadError) -> ConvertedImage {
         let info = decoder.info
         var plan = ScalePlan(width: info.width, height: info.height, maxDimension: maxDimension, format: decoder.format)

@@ -2,7 +2,8 @@ import CImageCodec
 import Glibc
 
 /// One streaming JPEG or PNG decode through CImageCodec: header on init, then rows, then the trailer.
-/// Owns the C decoder and the file descriptor it reads; used by one thread at a time.
+/// Owns the C decoder and the file descriptor it reads (none for an in-memory source); used by one
+/// thread at a time.
 final class ImageDecoder {
     /// The rows `start` set up.
     struct Output {
@@ -19,37 +20,63 @@ final class ImageDecoder {
     let info: ImageInfo
     /// Whether the stored image has an alpha channel or tRNS.
     let hasAlpha: Bool
+    /// Progressive JPEG or interlaced PNG.
+    let isProgressive: Bool
+    /// Bytes the C decoder will hold while decoding (the header's estimate; see `DecodeMemoryBudget`).
+    let decodeMemory: Int
     private let handle: OpaquePointer
     private let fd: Int32
     private(set) var output = Output(width: 0, height: 0, channels: 0, passes: 1)
 
     /// Opens `path` and reads its header; throws when the header is invalid or exceeds `limits`.
-    init(path: String, format: ImageFormat, limits: DecodeLimits) throws(DownloadError) {
+    convenience init(path: String, format: ImageFormat, limits: DecodeLimits) throws(DownloadError) {
+        try self.init(source: .file(path: path), format: format, limits: limits)
+    }
+
+    /// Reads the header from `source`; throws when it is invalid or exceeds `limits`. A memory
+    /// source must outlive the decoder.
+    init(source: ImageSource, format: ImageFormat, limits: DecodeLimits) throws(DownloadError) {
         let codecFormat = try Self.codecFormat(format)
         self.format = format
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw DownloadError(.filesystem, "cannot open \(path): \(String(cString: strerror(errno)))")
+        var descriptor: Int32 = -1
+        if case .file(let path) = source {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw DownloadError(.filesystem, "cannot open \(path): \(String(cString: strerror(errno)))")
+            }
         }
+        fd = descriptor
         var cLimits = limits.codecLimits
         var header = imgcodec_header()
         var decoder: OpaquePointer?
-        let descriptor = fd
         do {
-            try CodecCall.run { imgcodec_decoder_open(descriptor, codecFormat, &cLimits, &decoder, &header, $0, $1) }
+            switch source {
+            case .file:
+                try CodecCall.run { imgcodec_decoder_open(descriptor, codecFormat, &cLimits, &decoder, &header, $0, $1) }
+            case .memory(let bytes):
+                let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                try CodecCall.run { imgcodec_decoder_open_memory(base, bytes.count, codecFormat, &cLimits, &decoder, &header, $0, $1) }
+            }
         } catch {
             imgcodec_decoder_close(decoder)
-            close(descriptor)
+            if descriptor >= 0 { close(descriptor) }
             throw error
         }
         handle = decoder!
         info = ImageInfo(header: header, verified: false)
         hasAlpha = header.has_alpha != 0
+        isProgressive = header.progressive != 0
+        decodeMemory = Int(clamping: header.decode_memory)
     }
 
     deinit {
         imgcodec_decoder_close(handle)
-        close(fd)
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Decodes every row (every scan) and the trailer in the cheapest layout, keeping nothing: verification.
+    func verifyAll() throws(DownloadError) {
+        try CodecCall.run { imgcodec_decoder_verify(handle, $0, $1) }
     }
 
     /// Starts decompression to 8-bit RGB or RGBA rows; JPEGs are DCT-scaled by `scaleNumerator`/8 (1...8).

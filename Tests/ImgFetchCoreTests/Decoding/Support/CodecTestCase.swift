@@ -26,14 +26,19 @@ class CodecTestCase: XCTestCase {
         return path
     }
 
-    func verify(_ bytes: [UInt8], _ format: ImageFormat, limits: DecodeLimits = DecodeLimits()) throws -> Result<ImageInfo, DownloadError> {
-        ImageCodec.verify(path: try write(bytes, name: "verify.\(format.rawValue)"), format: format, limits: limits)
+    /// Verifies `bytes` from a file and from memory (how small bodies are decoded); both must agree.
+    func verify(_ bytes: [UInt8], _ format: ImageFormat, limits: DecodeLimits = DecodeLimits(),
+                file: StaticString = #filePath, line: UInt = #line) throws -> Result<ImageInfo, DownloadError> {
+        let fromFile = ImageCodec.verify(path: try write(bytes, name: "verify.\(format.rawValue)"), format: format, limits: limits)
+        let fromMemory = bytes.withUnsafeBytes { ImageCodec.verify(.memory($0), format: format, limits: limits) }
+        XCTAssertEqual(fromMemory, fromFile, "decoding from memory and from the file disagree", file: file, line: line)
+        return fromFile
     }
 
     /// Asserts that verifying `bytes` fails with exactly `message` (and `kind`).
     func assertRejected(_ bytes: [UInt8], _ format: ImageFormat, _ message: String, kind: DownloadError.Kind = .notAnImage,
                         limits: DecodeLimits = DecodeLimits(), file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try verify(bytes, format, limits: limits)
+        let result = try verify(bytes, format, limits: limits, file: file, line: line)
         XCTAssertEqual(result, .failure(DownloadError(kind, message)), file: file, line: line)
     }
 

@@ -1,0 +1,116 @@
+import Glibc
+import XCTest
+@testable import ImgFetchCore
+
+/// A small body stays in memory until it is written out in one call; a large one streams to disk.
+final class TempFileMemoryTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/imgfetch-tempmem-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        directory = String(cString: try XCTUnwrap(created))
+    }
+
+    override func tearDownWithError() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            unlink(directory + "/" + name)
+        }
+        rmdir(directory)
+    }
+
+    private func write(_ bytes: [UInt8], to temp: TempFile, chunk: Int = 16 << 10) {
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + chunk)
+            XCTAssertNil(bytes[offset..<end].withUnsafeBytes { temp.write($0) })
+            offset = end
+        }
+    }
+
+    private func fileBytes(_ path: String) throws -> [UInt8] {
+        [UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path)))
+    }
+
+    /// What `withContents` hands a decoder: "memory" with the bytes, or "file".
+    private func contents(of temp: TempFile) -> (String, [UInt8]) {
+        temp.withContents { source in
+            switch source {
+            case .memory(let bytes): ("memory", [UInt8](bytes))
+            case .file: ("file", [])
+            }
+        }
+    }
+
+    func testASmallBodyIsHeldInMemoryUntilWrittenOutInOneCall() throws {
+        let body = Fixtures.noise(count: 40_000)
+        let temp = try TempFile.create(in: directory)
+        write(body, to: temp)
+        temp.finishWriting()
+        XCTAssertEqual(try fileBytes(temp.path), [], "nothing reaches the file before writeOut")
+        XCTAssertEqual(contents(of: temp).0, "memory")
+        XCTAssertEqual(contents(of: temp).1, body)
+        try temp.writeOut()
+        XCTAssertEqual(try fileBytes(temp.path), body)
+        XCTAssertEqual(contents(of: temp).1, body, "still readable from memory after writeOut")
+        try temp.writeOut()
+        XCTAssertEqual(try fileBytes(temp.path), body, "a second writeOut writes nothing more")
+    }
+
+    func testABodyOverTheMemoryLimitStreamsToTheFile() throws {
+        let body = Fixtures.noise(count: TempFile.memoryLimit + 50_000)
+        let temp = try TempFile.create(in: directory)
+        write(body, to: temp)
+        temp.finishWriting()
+        XCTAssertEqual(try fileBytes(temp.path), body, "the whole body is on disk without writeOut")
+        XCTAssertEqual(contents(of: temp).0, "file")
+        try temp.writeOut()
+        XCTAssertEqual(try fileBytes(temp.path), body)
+    }
+
+    func testABodyOfExactlyTheLimitStaysInMemory() throws {
+        let body = Fixtures.noise(count: TempFile.memoryLimit)
+        let temp = try TempFile.create(in: directory)
+        write(body, to: temp, chunk: 5000)
+        XCTAssertEqual(contents(of: temp).1, body)
+        XCTAssertEqual(try fileBytes(temp.path), [])
+    }
+
+    func testTruncateStartsAHeldBodyOver() throws {
+        let temp = try TempFile.create(in: directory)
+        write(Array("first attempt".utf8), to: temp)
+        temp.truncate()
+        write(Array("body".utf8), to: temp)
+        try temp.writeOut()
+        XCTAssertEqual(try fileBytes(temp.path), Array("body".utf8))
+    }
+
+    func testTruncateEmptiesAStreamedBody() throws {
+        let temp = try TempFile.create(in: directory)
+        write(Fixtures.noise(count: TempFile.memoryLimit + 1), to: temp)
+        temp.truncate()
+        write(Array("body".utf8), to: temp)
+        try temp.writeOut()
+        XCTAssertEqual(try fileBytes(temp.path), Array("body".utf8))
+    }
+
+    func testCommittingAHeldBodyWritesItFirst() throws {
+        let body = Fixtures.noise(count: 1000)
+        let temp = try TempFile.create(in: directory)
+        write(body, to: temp)
+        temp.finishWriting()
+        XCTAssertEqual(try temp.commit(to: directory + "/a.jpg", overwrite: false), .saved)
+        XCTAssertEqual(try fileBytes(directory + "/a.jpg"), body)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), ["a.jpg"])
+    }
+
+    func testACopyOfAHeldBodyIsComplete() throws {
+        let body = Fixtures.noise(count: 1000)
+        let temp = try TempFile.create(in: directory)
+        write(body, to: temp)
+        XCTAssertEqual(try temp.place(at: directory + "/a.jpg", overwrite: false), .saved)
+        let copy = try TempFile.copy(of: temp.path, in: directory)
+        XCTAssertEqual(try copy.commit(to: directory + "/b.jpg", overwrite: false), .saved)
+        XCTAssertEqual(try fileBytes(directory + "/b.jpg"), body)
+    }
+}
