@@ -123,7 +123,8 @@ public final class CacheIndex: @unchecked Sendable {
         // synchronous=NORMAL: a commit survives the process being killed (not a power cut, which
         // at worst loses the last commits of a cache, never its consistency).
         // cache_size: 1 MiB of pages instead of SQLite's 2 MiB default, for the run's memory budget.
-        try database.execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+        // synchronous first: switching a new file to WAL would otherwise fsync it at FULL.
+        try database.execute("PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL; PRAGMA journal_mode = WAL; "
             + "PRAGMA cache_size = -1024")
         try database.transaction { () throws(SQLiteError) in try CacheSchema.prepare(database) }
         return try CacheStatements(database)

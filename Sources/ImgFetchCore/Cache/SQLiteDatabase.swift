@@ -30,6 +30,7 @@ final class SQLiteDatabase {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
+        CSQLite_skipCheckpointOnClose(handle)
     }
 
     deinit {
