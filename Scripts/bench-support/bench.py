@@ -23,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+from outputfs import OutputFilesystem  # noqa: E402
 import report  # noqa: E402
 import rerun  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
@@ -65,6 +66,9 @@ def tmpfs_root() -> str | None:
     return TMPFS_OUT if os.path.isdir("/dev/shm") else None
 
 
+OUTPUT_FS: OutputFilesystem | None = None  # set by main()
+
+
 def discard_output(out: str, bench_dir: str) -> None:
     """Gets a finished run's output out of the way. On disk it is only moved aside and deleted when
     the bench ends: creating thousands of files right after deleting thousands sends ext4's inode
@@ -73,6 +77,8 @@ def discard_output(out: str, bench_dir: str) -> None:
     if out.startswith(TMPFS_OUT + "/"):
         shutil.rmtree(out, ignore_errors=True)
         return
+    if OUTPUT_FS and OUTPUT_FS.fresh:
+        return  # the next run gets a new file system; this one's files go with the old one
     if not os.path.isdir(out):
         return
     trash = os.path.join(output_root(bench_dir), ".trash")
@@ -102,6 +108,8 @@ def run_scenario(scenario: Scenario, bench_dir: str, server: Server) -> None:
             log = os.path.join(bench_dir, "logs", f"{scenario.key}.{tool.name.replace(' ', '_')}.log")
             urls, paths = scenario.warmup_lists if warmup and scenario.warmup_lists else (scenario.urls,
                                                                                           scenario.paths)
+            if OUTPUT_FS and not out.startswith(TMPFS_OUT + "/"):
+                OUTPUT_FS.renew()
             command = tool.command(urls, paths, out)
             needs_dir = tool.kind == "fetch" or "-w" in command
             run = run_measured(command, output_dir=out if needs_dir else None, log_path=log,
@@ -233,6 +241,8 @@ def main() -> int:
     output = args.output or (os.path.join(bench_dir, "BENCHMARKS-partial.md") if args.quick or args.only
                              else "BENCHMARKS.md")
     began = time.monotonic()
+    global OUTPUT_FS
+    OUTPUT_FS = OutputFilesystem(bench_dir)
     www = corpus.ensure_corpus(bench_dir, os.path.join(args.bin_dir, "gen_corpus"), os.cpu_count() or 2)
     server = Server(os.path.join(bench_dir, "nginx"), www)
     # SIGTERM/SIGHUP end the bench like Ctrl-C does, so the finally below stops nginx.
@@ -249,12 +259,14 @@ def main() -> int:
         rerun_results = []
         if not args.only or "rerun" in args.only.split(","):
             small_urls = lists.set_list("small")[0]
-            rerun_results = rerun.run_rerun(args.imgfetch, bench_dir, server, small_urls, 1 if args.quick else 3)
+            rerun_results = rerun.run_rerun(args.imgfetch, bench_dir, server, small_urls, 1 if args.quick else 3,
+                                            OUTPUT_FS.renew)
             first_file = os.path.join(www, "small", sorted(os.listdir(os.path.join(www, "small")))[0])
             corpus_age = (time.time() - os.path.getmtime(first_file)) / 86400
     finally:
         server.stop()
         # The runs' outputs on disk were kept until now (see discard_output).
+        OUTPUT_FS.release()
         shutil.rmtree(os.path.join(output_root(bench_dir), ".trash"), ignore_errors=True)
     version = (None, "")
     if not args.only or "version" in args.only.split(","):

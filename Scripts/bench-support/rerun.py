@@ -67,7 +67,7 @@ def _prefixed_list(urls_path: str, base: str, prefix: str, lists_dir: str, name:
     return path
 
 
-def run_rerun(imgfetch: str, bench_dir: str, server, small_urls: str, runs: int) -> list[RerunResult]:
+def run_rerun(imgfetch: str, bench_dir: str, server, small_urls: str, runs: int, renew_output) -> list[RerunResult]:
     print("bench: re-run with the cache index (issue 7)", flush=True)
     results = []
     for variant, prefix in VARIANTS:
@@ -78,6 +78,7 @@ def run_rerun(imgfetch: str, bench_dir: str, server, small_urls: str, runs: int)
         command = [imgfetch, urls, "-o", out, "-j", "16", "--per-host", "16", "-q"]
         samples = []
         for _ in range(runs):
+            renew_output()
             first = run_measured(command, output_dir=out, log_path=log, timeout=300, server=server)
             before = _snapshot(out)
             offset = server.log_offset()
