@@ -48,7 +48,7 @@ public final class CacheIndex: @unchecked Sendable {
         do {
             let database = try SQLiteDatabase(path: path)
             // A lookup reads a few pages by key; the OS page cache holds the rest.
-            try database.execute("PRAGMA busy_timeout = 10000; PRAGMA query_only = 1; PRAGMA cache_size = -512")
+            try database.execute("PRAGMA busy_timeout = 10000; PRAGMA query_only = 1; PRAGMA cache_size = -128")
             reader = try CacheStatements(database)
         } catch {
             throw CacheIndexError("cannot open the cache index \(path): \(error.message)")
@@ -122,10 +122,11 @@ public final class CacheIndex: @unchecked Sendable {
         // WAL: readers and the writer do not block each other, and a commit is one append.
         // synchronous=NORMAL: a commit survives the process being killed (not a power cut, which
         // at worst loses the last commits of a cache, never its consistency).
-        // cache_size: 1 MiB of pages instead of SQLite's 2 MiB default, for the run's memory budget.
+        // cache_size: 256 KiB of pages instead of SQLite's 2 MiB default, for the run's memory budget
+        // (writes append; the OS page cache holds the rest of the file).
         // synchronous first: switching a new file to WAL would otherwise fsync it at FULL.
         try database.execute("PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL; PRAGMA journal_mode = WAL; "
-            + "PRAGMA cache_size = -1024")
+            + "PRAGMA cache_size = -256")
         try database.transaction { () throws(SQLiteError) in try CacheSchema.prepare(database) }
         return try CacheStatements(database)
     }
