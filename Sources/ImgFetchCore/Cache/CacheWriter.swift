@@ -70,7 +70,9 @@ final class CacheWriter: @unchecked Sendable {
     private func append(_ item: Item) {
         condition.lock()
         queue.append(item)
-        condition.signal()
+        // The writer waits for a first item, then lingers until the batch is full or its time is
+        // up: waking it for every item in between would cost a context switch per item.
+        if queue.count == 1 || queue.count == Self.batchLimit { condition.signal() }
         condition.unlock()
     }
 
