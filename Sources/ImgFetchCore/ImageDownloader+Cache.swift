@@ -27,7 +27,7 @@ extension ImageDownloader {
     func cachePlan(key: String, name: OutputName) -> CachePlan {
         let planner = CachePlanner(policy: configuration.cachePolicy, kind: CacheEntry.outputKind(for: configuration),
                                    verifies: configuration.verifyImages, existingFiles: configuration.existingFiles,
-                                   fileSize: fileSize)
+                                   fileStamp: fileStamp)
         let possibleNames: [String]
         switch configuration.saveAs {
         case .original: possibleNames = name.possibleFileNames
@@ -76,13 +76,13 @@ extension ImageDownloader {
         result.reusedBytes = entry.bodySize
         result.httpStatus = httpStatus
         result.attempts = attempts
-        if entry.files.contains(where: { $0.name == wanted && fileSize(wanted) == $0.size }) { return result }
+        if entry.files.contains(where: { $0.name == wanted && $0.matches(fileStamp(wanted)) }) { return result }
         do {
             let copy = try TempFile.copy(of: OutputPaths.join(configuration.outputDirectory, source), in: configuration.outputDirectory)
             let overwrite = configuration.existingFiles == .overwrite || entry.owns(wanted)
             if try copy.commit(to: path, overwrite: overwrite) == .saved {
                 result.status = .saved
-                if let size = fileSize(wanted) { cacheIndex?.addFile(CacheEntry.File(name: wanted, size: size), for: entry.url) }
+                if let stamp = fileStamp(wanted) { cacheIndex?.addFile(CacheEntry.File(name: wanted, stamp: stamp), for: entry.url) }
             }
         } catch {
             var failed = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus)
@@ -92,13 +92,14 @@ extension ImageDownloader {
         return result
     }
 
-    /// The size of the regular file `name` in the output directory; nil when there is none (a
+    /// The stamp of the regular file `name` in the output directory; nil when there is none (a
     /// symlink or directory planted there is not an indexed file).
-    func fileSize(_ name: String) -> Int64? {
+    func fileStamp(_ name: String) -> FileStamp? {
         var info = stat()
         guard lstat(OutputPaths.join(configuration.outputDirectory, name), &info) == 0,
               (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
+        return FileStamp(size: Int64(info.st_size), inode: UInt64(info.st_ino),
+                         modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
     /// A 304 confirmed `context.entry`: update it, then serve every caller of the URL from its files.

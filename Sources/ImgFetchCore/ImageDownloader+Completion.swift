@@ -52,7 +52,7 @@ extension ImageDownloader {
         let unchanged: (String) -> Bool = { [self] name in
             guard configuration.cachePolicy == .protocol, let entry = context.entry, entry.kind == recorder.kind,
                   entry.contentHash == body.contentHash else { return false }
-            return entry.files.contains { $0.name == name && fileSize(name) == $0.size }
+            return entry.files.contains { $0.name == name && $0.matches(fileStamp(name)) }
         }
         var linked = false
         placeForEveryCaller(key: key, transferID: transferID, format: prepared.format, failure: base,
@@ -66,7 +66,7 @@ extension ImageDownloader {
                 result = place(prepared.file, as: name, linking: !linked, overwrite: overwrite, base: base)
                 if result.status == .saved { linked = true }
             }
-            if result.status == .saved || unchanged(name) { recorder.record(name, size: fileSize(name)) }
+            if result.status == .saved || unchanged(name) { recorder.record(name, stamp: fileStamp(name)) }
             return result
         }
     }
@@ -120,8 +120,8 @@ extension ImageDownloader {
                 result.status = try copy.commit(to: path, overwrite: overwrite) == .saved ? .saved : .skipped
                 result.paths = [path]
                 result.error = nil
-                if item.isIndexed, result.status == .saved, let size = fileSize(name) {
-                    cacheIndex?.addFile(CacheEntry.File(name: name, size: size), for: key)
+                if item.isIndexed, result.status == .saved, let stamp = fileStamp(name) {
+                    cacheIndex?.addFile(CacheEntry.File(name: name, stamp: stamp), for: key)
                 }
             } catch {
                 result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)

@@ -111,6 +111,20 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertNil(refetch.header("If-None-Match"), "a 304 would leave nothing to serve")
     }
 
+    func testAFileEditedToTheSameSizeIsNotServedAsFresh() throws {
+        let data = try addStaleJPEG()
+        let url = server.url("\(maxAge)/files/a.jpg")
+        XCTAssertEqual(try fetch([url]).exitCode, 0)
+        // Same length, other bytes: size alone would take it for the indexed body.
+        var edited = data
+        edited[edited.count - 3] ^= 0xFF
+        try edited.write(to: URL(fileURLWithPath: outputDirectory + "/a.jpg"))
+
+        let second = try fetchJSON([url])
+        XCTAssertEqual(second.items.first?["cache"] as? String, "downloaded")
+        XCTAssertEqual(try outputData("a.jpg"), data, "the edited file was replaced by the URL's body")
+    }
+
     func testNoStoreIsSavedButNotIndexed() throws {
         _ = try addStaleJPEG()
         let url = server.url("/header/Cache-Control/no-store/files/a.jpg")

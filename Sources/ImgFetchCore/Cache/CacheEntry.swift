@@ -1,14 +1,31 @@
 /// What the cache index knows about one URL: the response it was saved from, and the files in the
 /// output directory that hold it.
 public struct CacheEntry: Sendable, Equatable {
-    /// A file of the output directory that holds this URL's output, with its size when it was written.
+    /// A file of the output directory that holds this URL's output, as it was when it was written.
     public struct File: Sendable, Equatable {
         public var name: String
         public var size: Int64
+        /// Inode and modification time (ns); nil where not recorded. A file replaced or edited since
+        /// (even to the same size) no longer matches, so it is never served as this URL's body.
+        public var inode: UInt64?
+        public var modified: Int64?
 
-        public init(name: String, size: Int64) {
+        public init(name: String, size: Int64, inode: UInt64? = nil, modified: Int64? = nil) {
             self.name = name
             self.size = size
+            self.inode = inode
+            self.modified = modified
+        }
+
+        public init(name: String, stamp: FileStamp) {
+            self.init(name: name, size: stamp.size, inode: stamp.inode, modified: stamp.modified)
+        }
+
+        /// True when the file on disk (`stamp`) is still the one recorded.
+        public func matches(_ stamp: FileStamp?) -> Bool {
+            guard let stamp else { return false }
+            return stamp.size == size && (inode.map { $0 == stamp.inode } ?? true)
+                && (modified.map { $0 == stamp.modified } ?? true)
         }
     }
 
@@ -63,5 +80,18 @@ public struct CacheEntry: Sendable, Equatable {
         case .original: "original"
         case .pixels(let format): configuration.maxDimension.map { "\(format.rawValue):\($0)" } ?? format.rawValue
         }
+    }
+}
+
+/// What identifies a regular file's current content cheaply: its size, inode and modification time.
+public struct FileStamp: Sendable, Equatable {
+    public var size: Int64
+    public var inode: UInt64
+    public var modified: Int64
+
+    public init(size: Int64, inode: UInt64, modified: Int64) {
+        self.size = size
+        self.inode = inode
+        self.modified = modified
     }
 }

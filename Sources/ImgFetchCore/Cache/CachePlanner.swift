@@ -23,8 +23,8 @@ struct CachePlanner {
     /// This run verifies images: an entry saved without verification (`--no-decode`) is not reused.
     var verifies: Bool
     var existingFiles: ExistingFilePolicy
-    /// The size of the regular file `name` in the output directory, or nil when there is none.
-    var fileSize: (String) -> Int64?
+    /// The stamp of the regular file `name` in the output directory, or nil when there is none.
+    var fileStamp: (String) -> FileStamp?
 
     /// - Parameters:
     ///   - wantedName: the output's file name once the format is known.
@@ -33,17 +33,17 @@ struct CachePlanner {
         guard let entry, isUsable(entry) else {
             let owned = Set(entry?.files.map(\.name) ?? [])
             if existingFiles == .skip,
-               let existing = possibleNames.first(where: { !owned.contains($0) && fileSize($0) != nil }) {
+               let existing = possibleNames.first(where: { !owned.contains($0) && fileStamp($0) != nil }) {
                 return .keepExisting(name: existing)
             }
             return policy == .onlyIfCached ? .missing : .download(owner: entry)
         }
         let wanted = wantedName(entry.format)
-        if existingFiles == .skip, !entry.owns(wanted), fileSize(wanted) != nil {
+        if existingFiles == .skip, !entry.owns(wanted), fileStamp(wanted) != nil {
             return .keepExisting(name: wanted)
         }
         // The wanted file itself is the best source; any other indexed copy of the body will do.
-        let intact = entry.files.filter { fileSize($0.name) == $0.size }.map(\.name)
+        let intact = entry.files.filter { $0.matches(fileStamp($0.name)) }.map(\.name)
         guard let source = intact.contains(wanted) ? wanted : intact.first else {
             return policy == .onlyIfCached ? .missing : .download(owner: entry)
         }

@@ -27,15 +27,15 @@ final class CacheRecorder {
                            bodySize: body.bytes, contentHash: hash, files: [])
     }
 
-    /// The body now is (or already was) the file `name`, of `size` bytes.
-    func record(_ name: String, size: Int64?) {
+    /// The body now is (or already was) the file `name`, as `stamp` describes it.
+    func record(_ name: String, stamp: FileStamp?) {
         guard let index else { return }
         guard var entry else {
             index.remove(url: key, names: [name])
             return
         }
-        guard let size else { return }
-        let file = CacheEntry.File(name: name, size: size)
+        guard let stamp else { return }
+        let file = CacheEntry.File(name: name, stamp: stamp)
         if stored {
             index.addFile(file, for: key)
         } else {

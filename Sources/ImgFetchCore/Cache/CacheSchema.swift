@@ -17,7 +17,9 @@ enum CacheSchema {
         CREATE TABLE IF NOT EXISTS files (
             name TEXT PRIMARY KEY,
             url TEXT NOT NULL,
-            size INTEGER NOT NULL
+            size INTEGER NOT NULL,
+            inode INTEGER,
+            modified INTEGER
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS files_by_url ON files(url);
         """

@@ -20,11 +20,11 @@ final class CacheStatements {
     init(_ database: SQLiteDatabase) throws(SQLiteError) {
         self.database = database
         selectEntry = try database.prepare("SELECT \(Self.columns) FROM entries WHERE url = ?")
-        selectFiles = try database.prepare("SELECT name, size FROM files WHERE url = ? ORDER BY name")
+        selectFiles = try database.prepare("SELECT name, size, inode, modified FROM files WHERE url = ? ORDER BY name")
         upsertEntry = try database.prepare("INSERT OR REPLACE INTO entries (url, \(Self.columns)) VALUES ("
             + Array(repeating: "?", count: 25).joined(separator: ", ") + ")")
         deleteFilesOfURL = try database.prepare("DELETE FROM files WHERE url = ?")
-        upsertFile = try database.prepare("INSERT OR REPLACE INTO files (name, url, size) VALUES (?, ?, ?)")
+        upsertFile = try database.prepare("INSERT OR REPLACE INTO files (name, url, size, inode, modified) VALUES (?, ?, ?, ?, ?)")
         updateFreshness = try database.prepare("""
             UPDATE entries SET etag = ?, last_modified = ?, date = ?, age = ?, cache_control = ?, expires = ?, pragma = ?,
                 max_age = ?, no_cache = ?, must_revalidate = ?, freshness_lifetime = ?, initial_age = ?, response_time = ?
@@ -58,7 +58,10 @@ final class CacheStatements {
         selectFiles.bind([.text(url)])
         var files: [CacheEntry.File] = []
         while try selectFiles.step() {
-            if let name = selectFiles.text(0) { files.append(CacheEntry.File(name: name, size: selectFiles.integer(1) ?? -1)) }
+            guard let name = selectFiles.text(0) else { continue }
+            files.append(CacheEntry.File(name: name, size: selectFiles.integer(1) ?? -1,
+                                         inode: selectFiles.integer(2).map { UInt64(bitPattern: $0) },
+                                         modified: selectFiles.integer(3)))
         }
         return CacheEntry(url: url, finalURL: finalURL, kind: kind, format: format, image: image, headers: headers, freshness: freshness,
                           bodySize: bodySize, contentHash: hash, files: files)
@@ -78,7 +81,9 @@ final class CacheStatements {
     }
 
     func addFile(_ file: CacheEntry.File, url: String) throws(SQLiteError) {
-        try upsertFile.bind([.text(file.name), .text(url), .integer(file.size)]).run()
+        try upsertFile.bind([.text(file.name), .text(url), .integer(file.size),
+                             file.inode.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+                             file.modified.map { .integer($0) } ?? .null]).run()
     }
 
     func refresh(url: String, headers: ResponseCacheHeaders, freshness: CacheFreshness) throws(SQLiteError) {

@@ -28,7 +28,8 @@ final class CacheIndexTests: XCTestCase {
     }
 
     func testAnEntryReadsBackAsStoredAfterReopening() throws {
-        let stored = entry("http://h/a.png", files: ["a.png", "b.png"])
+        var stored = entry("http://h/a.png", files: ["a.png", "b.png"])
+        stored.files[1] = CacheEntry.File(name: "b.png", size: 5, inode: UInt64.max - 1, modified: 1_800_000_000_123_456_789)
         let first = try open()
         first.store(stored)
         first.close()

@@ -9,7 +9,8 @@ final class CachePlannerTests: XCTestCase {
     private func planner(_ policy: CachePolicy = .protocol, existing: ExistingFilePolicy = .skip,
                          kind: String = "original", verifies: Bool = true) -> CachePlanner {
         let disk = disk
-        return CachePlanner(policy: policy, kind: kind, verifies: verifies, existingFiles: existing, fileSize: { disk[$0] })
+        return CachePlanner(policy: policy, kind: kind, verifies: verifies, existingFiles: existing,
+                            fileStamp: { name in disk[name].map { FileStamp(size: $0, inode: 7, modified: 1000) } })
     }
 
     private func entry(fresh: Bool, etag: String? = "\"e\"", files: [String: Int64] = ["a.jpg": 10],
@@ -59,6 +60,17 @@ final class CachePlannerTests: XCTestCase {
         XCTAssertEqual(plan(planner(.onlyIfCached), fresh), .missing)
         disk["a.jpg"] = 11
         XCTAssertEqual(plan(planner(), fresh), .download(owner: fresh), "another size: not the indexed body")
+    }
+
+    func testAFileReplacedOrEditedToTheSameSizeIsNotASource() {
+        disk["a.jpg"] = 10
+        var entry = entry(fresh: true)
+        entry.files = [CacheEntry.File(name: "a.jpg", size: 10, inode: 7, modified: 1000)]
+        XCTAssertEqual(plan(planner(), entry), .serve(entry, source: "a.jpg", outcome: .fresh))
+        entry.files = [CacheEntry.File(name: "a.jpg", size: 10, inode: 8, modified: 1000)]
+        XCTAssertEqual(plan(planner(), entry), .download(owner: entry), "another inode: the file was replaced")
+        entry.files = [CacheEntry.File(name: "a.jpg", size: 10, inode: 7, modified: 999)]
+        XCTAssertEqual(plan(planner(), entry), .download(owner: entry), "another modification time: the file was edited")
     }
 
     func testAnotherIndexedCopyServesAMissingName() {
