@@ -28,7 +28,7 @@ final class CacheTests: EndToEndTestCase {
 
     func testHeuristicFreshnessComesFromLastModified() throws {
         _ = try addStaleJPEG()
-        try setModificationDate(of: "a.jpg", daysAgo: 10)
+        try server.setModificationDate(of: "a.jpg", daysAgo: 10)
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
         let second = try fetchJSON([url])
@@ -84,9 +84,7 @@ final class CacheTests: EndToEndTestCase {
         _ = try addStaleJPEG()
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url]).exitCode, 0)
-        let samples = try server.addSamples(count: 2, seed: 11)
-        let changed = try server.addFile("a.jpg", try server.fileData(samples.first { $0.hasSuffix(".jpg") && $0 != "a.jpg" }!))
-        try setModificationDate(of: "a.jpg", daysAgo: -1)
+        let changed = try changeServedJPEG()
 
         let second = try fetchJSON([url])
         XCTAssertEqual(second.items.first?["status"] as? String, "saved")
@@ -190,9 +188,7 @@ final class CacheTests: EndToEndTestCase {
         _ = try addStaleJPEG()
         let url = server.url("/files/a.jpg")
         XCTAssertEqual(try fetch([url, url + " out=copy.jpg"]).exitCode, 0)
-        let samples = try server.addSamples(count: 2, seed: 11)
-        let changed = try server.addFile("a.jpg", try server.fileData(samples.first { $0.hasSuffix(".jpg") && $0 != "a.jpg" }!))
-        try setModificationDate(of: "a.jpg", daysAgo: -1)
+        let changed = try changeServedJPEG()
 
         // The second line arrives after the first finished: it is served from the run's memory of the URL.
         let input = Pipe()
@@ -298,8 +294,16 @@ final class CacheTests: EndToEndTestCase {
     /// entry without Cache-Control is stale however slowly the test runs.
     private func addStaleJPEG() throws -> Data {
         let data = try addJPEG("a.jpg")
-        try setModificationDate(of: "a.jpg", daysAgo: -1)
+        try server.setModificationDate(of: "a.jpg", daysAgo: -1)
         return data
+    }
+
+    /// Gives /files/a.jpg other content (another sample JPEG), still modified a day ahead.
+    private func changeServedJPEG() throws -> Data {
+        let samples = try server.addSamples(count: 2, seed: 11)
+        let changed = try server.addFile("a.jpg", try server.fileData(samples.first { $0.hasSuffix(".jpg") && $0 != "a.jpg" }!))
+        try server.setModificationDate(of: "a.jpg", daysAgo: -1)
+        return changed
     }
 
     /// Runs with `--jsonl`; the items in list order.
@@ -324,21 +328,9 @@ final class CacheTests: EndToEndTestCase {
         return result
     }
 
-    private func setModificationDate(of name: String, daysAgo days: Double) throws {
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-days * 86400)],
-                                              ofItemAtPath: server.root.appendingPathComponent(name).path)
-    }
-
     /// The ETag the test server sends for a file: the SHA-1 of its bytes, quoted.
     private func currentETag(_ name: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha1sum")
-        process.arguments = [server.root.appendingPathComponent(name).path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return "\"" + (output.split(separator: " ").first.map(String.init) ?? "") + "\""
+        let sum = try ImgFetchRunner.runShell("sha1sum " + server.root.appendingPathComponent(name).path)
+        return "\"" + (sum.stdout.split(separator: " ").first.map(String.init) ?? "") + "\""
     }
 }

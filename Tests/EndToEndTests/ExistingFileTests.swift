@@ -33,10 +33,7 @@ final class ExistingFileTests: EndToEndTestCase {
     func testSecondRunKeepsEveryFileAndOnlyRevalidates() throws {
         let names = try server.addSamples(count: 3)
         // Modified "tomorrow": no heuristic freshness, whatever the time between the two runs.
-        for name in names {
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(86400)],
-                                                  ofItemAtPath: server.root.appendingPathComponent(name).path)
-        }
+        for name in names { try server.setModificationDate(of: name, daysAgo: -1) }
         let urls = names.map { server.url("/files/\($0)") }
         XCTAssertEqual(try fetch(urls).exitCode, 0)
         let second = try fetch(urls)

@@ -4,19 +4,15 @@ import XCTest
 
 /// A small body stays in memory until it is written out in one call; a large one streams to disk.
 final class TempFileMemoryTests: XCTestCase {
-    private var directory = ""
+    private var scratch: ScratchDirectory!
+    private var directory: String { scratch.path }
 
     override func setUpWithError() throws {
-        var template = Array("/tmp/imgfetch-tempmem-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        directory = String(cString: try XCTUnwrap(created))
+        scratch = try ScratchDirectory(prefix: "imgfetch-tempmem")
     }
 
-    override func tearDownWithError() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
-            unlink(directory + "/" + name)
-        }
-        rmdir(directory)
+    override func tearDown() {
+        scratch.remove()
     }
 
     private func write(_ bytes: [UInt8], to temp: TempFile, chunk: Int = 16 << 10) {

@@ -3,19 +3,15 @@ import XCTest
 @testable import ImgFetchCore
 
 final class TempFileTests: XCTestCase {
-    private var directory = ""
+    private var scratch: ScratchDirectory!
+    private var directory: String { scratch.path }
 
     override func setUpWithError() throws {
-        var template = Array("/tmp/imgfetch-tempfile-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        directory = String(cString: try XCTUnwrap(created))
+        scratch = try ScratchDirectory(prefix: "imgfetch-tempfile")
     }
 
-    override func tearDownWithError() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
-            unlink(directory + "/" + name)
-        }
-        rmdir(directory)
+    override func tearDown() {
+        scratch.remove()
     }
 
     // MARK: - Creation

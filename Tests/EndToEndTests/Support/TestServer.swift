@@ -65,6 +65,12 @@ final class TestServer {
             .filter { $0.hasSuffix(".png") || $0.hasSuffix(".jpg") }.sorted()
     }
 
+    /// Sets a served file's modification time (its Last-Modified) `days` ago; negative is ahead.
+    func setModificationDate(of name: String, daysAgo days: Double) throws {
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-days * 86400)],
+                                              ofItemAtPath: root.appendingPathComponent(name).path)
+    }
+
     func fileData(_ name: String) throws -> Data {
         try Data(contentsOf: root.appendingPathComponent(name))
     }

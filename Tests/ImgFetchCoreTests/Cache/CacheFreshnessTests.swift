@@ -7,10 +7,10 @@ final class CacheFreshnessTests: XCTestCase {
     private let dateSeconds = 1_795_953_600.0
 
     func testDateParsesAsAnHTTPDate() {
-        XCTAssertEqual(CacheFreshness.parseDate(date), dateSeconds)
-        XCTAssertEqual(CacheFreshness.parseDate("Sunday, 29-Nov-26 12:00:00 GMT"), dateSeconds, "RFC 850")
-        XCTAssertEqual(CacheFreshness.parseDate("Sun Nov 29 12:00:00 2026"), dateSeconds, "asctime")
-        XCTAssertNil(CacheFreshness.parseDate("0"))
+        XCTAssertEqual(HTTPDate.parse(date), dateSeconds)
+        XCTAssertEqual(HTTPDate.parse("Sunday, 29-Nov-26 12:00:00 GMT"), dateSeconds, "RFC 850")
+        XCTAssertEqual(HTTPDate.parse("Sun Nov 29 12:00:00 2026"), dateSeconds, "asctime")
+        XCTAssertNil(HTTPDate.parse("0"))
     }
 
     func testMaxAgeWinsOverExpires() {

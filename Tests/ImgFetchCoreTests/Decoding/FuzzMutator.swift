@@ -1,21 +1,3 @@
-/// SplitMix64: a small, fast, seedable generator, so that every fuzz input can be regenerated from
-/// its seed and index.
-struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Structure-aware mutations of JPEG and PNG files: bit flips, interesting bytes, truncations,
 /// segment or chunk shuffles, duplications and deletions, corrupted length fields and frame sizes.
 /// PNG chunks get their CRCs recomputed most of the time, so that damage reaches past the CRC check.
@@ -29,7 +11,7 @@ struct FuzzMutator {
     let container: Container
 
     /// One mutant of `input`, and what was done to it.
-    func mutate(_ input: [UInt8], using rng: inout FuzzRandom) -> (bytes: [UInt8], steps: [String]) {
+    func mutate(_ input: [UInt8], using rng: inout SplitMix64) -> (bytes: [UInt8], steps: [String]) {
         var bytes = input
         var steps: [String] = []
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
@@ -42,7 +24,7 @@ struct FuzzMutator {
         return (bytes, steps)
     }
 
-    private func mutateOnce(_ bytes: inout [UInt8], using rng: inout FuzzRandom) -> String {
+    private func mutateOnce(_ bytes: inout [UInt8], using rng: inout SplitMix64) -> String {
         guard bytes.count > 2 else { return "too short to mutate" }
         var units = container == .jpeg ? Self.jpegUnits(bytes) : Self.pngUnits(bytes)
         switch Int.random(in: 0..<9, using: &rng) {
@@ -89,7 +71,7 @@ struct FuzzMutator {
     }
 
     /// Rewrites the length field of a random segment or chunk with an interesting or nearby value.
-    private func corruptLength(_ bytes: inout [UInt8], units: [ArraySlice<UInt8>], using rng: inout FuzzRandom) -> String {
+    private func corruptLength(_ bytes: inout [UInt8], units: [ArraySlice<UInt8>], using rng: inout SplitMix64) -> String {
         let unit = units[Int.random(in: 1..<units.count, using: &rng)]
         let field = container == .jpeg ? unit.startIndex + 2 : unit.startIndex
         let width = container == .jpeg ? 2 : 4
@@ -101,7 +83,7 @@ struct FuzzMutator {
     }
 
     /// Rewrites the image size in the JPEG frame header or the PNG IHDR.
-    private func corruptSize(_ bytes: inout [UInt8], using rng: inout FuzzRandom) -> String {
+    private func corruptSize(_ bytes: inout [UInt8], using rng: inout SplitMix64) -> String {
         let value = Self.interestingSizes.randomElement(using: &rng)!
         let height = Bool.random(using: &rng)
         switch container {

@@ -47,7 +47,7 @@ struct FuzzPass: Sendable {
     }
 
     private func input(_ index: Int, worker: Int, output: Int32) -> (Outcome, [String]) {
-        var rng = FuzzRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        var rng = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         let fixture = fixtures[index % fixtures.count]
         let (bytes, steps) = FuzzMutator(container: fixture.format == .jpeg ? .jpeg : .png).mutate(fixture.bytes, using: &rng)
         let label = "input \(index) (seed \(seed)): \(fixture.name), \(steps.joined(separator: ", "))"

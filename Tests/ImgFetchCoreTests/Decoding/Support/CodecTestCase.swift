@@ -4,19 +4,15 @@ import XCTest
 
 /// Base for codec tests: a private temp directory, fixture files in it, and readers for the outputs.
 class CodecTestCase: XCTestCase {
-    var directory = ""
+    private var scratch: ScratchDirectory!
+    var directory: String { scratch.path }
 
     override func setUpWithError() throws {
-        var template = Array("/tmp/imgfetch-codec-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        directory = String(cString: try XCTUnwrap(created))
+        scratch = try ScratchDirectory(prefix: "imgfetch-codec")
     }
 
-    override func tearDownWithError() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
-            unlink(directory + "/" + name)
-        }
-        rmdir(directory)
+    override func tearDown() {
+        scratch.remove()
     }
 
     /// Writes `bytes` to a new file in the temp directory and returns its path.
