@@ -59,14 +59,15 @@ extension ImageDownloader {
                             isIndexed: recorder.indexes, replaceableNames: context.entry?.fileNames ?? []) { _, name in
             let overwrite = configuration.existingFiles == .overwrite || context.entry?.owns(name) == true
             var result = base
-            if unchanged(name) {
+            let keep = unchanged(name)
+            if keep {
                 result.status = .skipped
                 result.paths = [OutputPaths.join(configuration.outputDirectory, name)]
             } else {
                 result = place(prepared.file, as: name, linking: !linked, overwrite: overwrite, base: base)
                 if result.status == .saved { linked = true }
             }
-            if result.status == .saved || unchanged(name) { recorder.record(name, stamp: fileStamp(name)) }
+            if result.status == .saved || keep { recorder.record(name, stamp: fileStamp(name)) }
             return result
         }
     }

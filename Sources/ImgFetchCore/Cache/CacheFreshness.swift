@@ -1,5 +1,3 @@
-import CCurl
-
 /// How long a stored response stays fresh, and how old it already was when it arrived (RFC 9111 §4.2).
 public struct CacheFreshness: Sendable, Equatable {
     /// Seconds the response is fresh for, counted from its generation (its freshness_lifetime).
@@ -23,14 +21,14 @@ public struct CacheFreshness: Sendable, Equatable {
 
     /// The freshness of a response received between `requestTime` and `responseTime` (seconds since the epoch).
     public init(headers: ResponseCacheHeaders, requestTime: Double, responseTime: Double) {
-        let date = headers.date.flatMap(Self.parseDate) ?? responseTime
+        let date = headers.date.flatMap(HTTPDate.parse) ?? responseTime
         let directives = headers.directives
         if let maxAge = directives.maxAge {
             lifetime = Double(maxAge)
         } else if let expires = headers.expires {
             // An invalid Expires ("0", "-1") means already expired (§5.3).
-            lifetime = Self.parseDate(expires).map { max(0, $0 - date) } ?? 0
-        } else if let lastModified = headers.lastModified.flatMap(Self.parseDate), lastModified < date {
+            lifetime = HTTPDate.parse(expires).map { max(0, $0 - date) } ?? 0
+        } else if let lastModified = headers.lastModified.flatMap(HTTPDate.parse), lastModified < date {
             lifetime = min((date - lastModified) * Self.heuristicFraction, Self.heuristicCap)
         } else {
             lifetime = 0
@@ -50,11 +48,5 @@ public struct CacheFreshness: Sendable, Equatable {
     /// True while the response may be reused without asking the server.
     public func isFresh(now: Double) -> Bool {
         lifetime > currentAge(now: now)
-    }
-
-    /// An HTTP date (IMF-fixdate, RFC 850 or asctime) in seconds since the epoch.
-    static func parseDate(_ text: String) -> Double? {
-        let seconds = curl_getdate(text, nil)
-        return seconds < 0 ? nil : Double(seconds)
     }
 }

@@ -43,8 +43,8 @@ struct CachePlanner {
             return .keepExisting(name: wanted)
         }
         // The wanted file itself is the best source; any other indexed copy of the body will do.
-        let intact = entry.files.filter { $0.matches(fileStamp($0.name)) }.map(\.name)
-        guard let source = intact.contains(wanted) ? wanted : intact.first else {
+        let candidates = entry.files.filter { $0.name == wanted } + entry.files.filter { $0.name != wanted }
+        guard let source = candidates.first(where: { $0.matches(fileStamp($0.name)) })?.name else {
             return policy == .onlyIfCached ? .missing : .download(owner: entry)
         }
         switch policy {

@@ -52,8 +52,7 @@ public struct RetryPolicy: Sendable {
     public static func parseRetryAfter(_ value: String, now: Double) -> Double? {
         let trimmed = value.trimmingCharacters(in: " \t")
         if let seconds = Int(trimmed) { return seconds >= 0 ? Double(seconds) : nil }
-        let date = curl_getdate(trimmed, nil)
-        return date < 0 ? nil : Double(date) - now
+        return HTTPDate.parse(trimmed).map { $0 - now }
     }
 }
 
