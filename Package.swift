@@ -19,13 +19,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
-        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec"]),
+        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec"]),
         .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
         .target(name: "CMallocTuning"),
+        .target(name: "CThreadName"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import CCurl
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgFetchCore
 
 /// The `imgfetch` program: parse the command line, stream the lists into the downloader, report, exit.
@@ -78,19 +79,29 @@ public enum ImgFetchCommand {
 
     /// Creates the output directory if needed and checks that files can be created in it.
     static func prepareOutputDirectory(_ path: String) throws(SetupError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw SetupError(message: "cannot create output directory '\(path)': \(error.localizedDescription)")
+        if let failure = makeDirectories(path) {
+            throw SetupError(message: "cannot create output directory '\(path)': \(failure)")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw SetupError(message: "output directory '\(path)' is not a directory")
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw SetupError(message: "cannot write to output directory '\(path)': \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// Creates `path` and any missing parents, as `mkdir -p` does; the reason (strerror) when it cannot.
+/// A component that exists already is fine here; whether the whole path is a directory is checked next.
+private func makeDirectories(_ path: String) -> String? {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/") {
+        prefix += component
+        if mkdir(prefix, 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+        prefix += "/"
+    }
+    return nil
 }
 
 /// A problem that stops the run before it starts (exit 2).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a transfer's completion needs from the cache decision that started it.
 struct CacheContext: Sendable {

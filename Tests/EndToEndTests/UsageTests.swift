@@ -29,7 +29,7 @@ final class UsageTests: XCTestCase {
         let blocker = try scratch.write("file", "not a directory")
         let result = try ImgFetchRunner.run(["-o", blocker + "/sub"], stdin: "")
         XCTAssertEqual(result.exitCode, 2)
-        XCTAssertTrue(result.stderr.contains("output directory"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("cannot create output directory '\(blocker)/sub': Not a directory"), result.stderr)
     }
 
     func testHelpAndVersion() throws {

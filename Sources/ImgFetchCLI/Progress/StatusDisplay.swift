@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The stderr side of a run: error lines, progress, and the summary at the end.

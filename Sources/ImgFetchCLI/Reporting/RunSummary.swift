@@ -1,3 +1,4 @@
+import Glibc
 import ImgFetchCore
 import Synchronization
 
@@ -47,7 +48,7 @@ struct RunSummary: Sendable, Equatable {
     var line: String {
         "imgfetch: \(items) item\(items == 1 ? "" : "s"): \(saved) saved, \(skipped) skipped, \(failed) failed"
             + (cancelled > 0 ? ", \(cancelled) cancelled; " : "; ")
-            + "\(ByteCount.format(bytes)) in \(String(format: "%.1f", seconds)) s"
+            + "\(ByteCount.format(bytes)) in \(ByteCount.oneDecimal(seconds)) s"
             + cacheLine
     }
 
@@ -70,6 +71,13 @@ enum ByteCount {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(bytes) B" : "\(oneDecimal(value)) \(units[unit])"
+    }
+
+    /// `value` as `%.1f` prints it (FoundationEssentials has no `String(format:)`).
+    static func oneDecimal(_ value: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.1f", $0) }
+        return count > 0 && count < buffer.count ? String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "\(value)"
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ImgFetchCore
 
 /// One run over the lists: each line becomes a request (or a failed item), results go to the reporter.
@@ -21,13 +22,11 @@ struct Run {
         } catch {
             throw SetupError(message: error.message)
         }
-        let reader = Thread { [self] in
+        startThread(name: "imgfetch.list") { [self] in
             read(lists, into: downloader)
             reporter.model.listFinished()
             control.listFinished()
         }
-        reader.name = "imgfetch.list"
-        reader.start()
 
         let ending = control.waitForEnding()
         if ending != .completed { downloader.cancelAll() }

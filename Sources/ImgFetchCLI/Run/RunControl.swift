@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ImgFetchCore
 
 /// How a run ended.
 enum RunEnding: Sendable, Equatable {
@@ -12,9 +14,9 @@ enum RunEnding: Sendable, Equatable {
 
 /// Coordinates the list reader, the download callbacks and the signal handlers of one run.
 ///
-/// All state is guarded by `condition` (an NSCondition), hence `@unchecked Sendable`.
+/// All state is guarded by `condition` (a `ConditionLock`), hence `@unchecked Sendable`.
 final class RunControl: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var accepting = true
     private var outstanding = 0
     private var listDone = false

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The cache index of one output directory, `DIR/.imgfetch/index.sqlite`: for each normalized URL,

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Applies the cache index's changes on its own thread, many per transaction, and runs each
@@ -9,7 +11,7 @@ import Synchronization
 /// commits them together. Results wait for the commit of their changes, so whatever was reported
 /// is in the index even if the process is killed the next moment.
 ///
-/// Owns its thread; `queue` is guarded by `condition` (an `NSCondition`), and `statements` are
+/// Owns its thread; `queue` is guarded by `condition` (a `ConditionLock`), and `statements` are
 /// used on the writer thread only. Hence `@unchecked Sendable`. Jobs run on the writer thread: a
 /// slow one delays the next commit.
 final class CacheWriter: @unchecked Sendable {
@@ -22,7 +24,7 @@ final class CacheWriter: @unchecked Sendable {
 
     private let statements: CacheStatements
     private let onError: @Sendable (SQLiteError) -> Void
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var queue: [Item] = []
     private var closing = false
     private let stopped = DispatchSemaphore(value: 0)
@@ -36,13 +38,11 @@ final class CacheWriter: @unchecked Sendable {
     init(statements: CacheStatements, onError: @escaping @Sendable (SQLiteError) -> Void) {
         self.statements = statements
         self.onError = onError
-        let thread = Thread { [self] in
+        startThread(name: "imgfetch.cache") { [self] in
             writerThread.withLock { $0 = pthread_self() }
             run()
             stopped.signal()
         }
-        thread.name = "imgfetch.cache"
-        thread.start()
     }
 
     func enqueue(_ change: @escaping Change) {
@@ -88,7 +88,7 @@ final class CacheWriter: @unchecked Sendable {
         defer { condition.unlock() }
         while queue.isEmpty && !closing { condition.wait() }
         if queue.isEmpty { return nil }
-        let deadline = Date(timeIntervalSinceNow: Self.linger)
+        let deadline = ConditionLock.Deadline(secondsFromNow: Self.linger)
         while queue.count < Self.batchLimit && !closing && condition.wait(until: deadline) {}
         defer { queue.removeAll(keepingCapacity: true) }
         return queue

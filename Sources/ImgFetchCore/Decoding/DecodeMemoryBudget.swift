@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Bounds the memory that concurrent decodes hold at once, from each image's own estimate (read
 /// from its header before any pixel memory is allocated).
@@ -9,13 +10,13 @@ import Foundation
 /// in parallel. Larger ones run together only while their sum stays within `limit`; one that
 /// exceeds `limit` on its own runs when no other large decode does.
 ///
-/// The counter is guarded by `condition` (an `NSCondition`), hence `@unchecked Sendable`.
+/// The counter is guarded by `condition` (a `ConditionLock`), hence `@unchecked Sendable`.
 final class DecodeMemoryBudget: @unchecked Sendable {
     /// Most bytes that large decodes hold together (unless a single one needs more).
     let limit: Int
     /// Estimates up to this many bytes are not counted: their total is bounded by the number of decode threads.
     let exempt: Int
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var held = 0
 
     init(limit: Int, exempt: Int) {

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the engine does after one attempt of a transfer.
 enum AttemptDecision {

@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The libcurl options every transfer runs with, and what they point to: the custom header list
 /// and the cookie share. Used by the engine thread only.

@@ -1,6 +1,7 @@
 import CCurl
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Runs every transfer on libcurl's multi interface from one dedicated thread.
@@ -39,9 +40,7 @@ final class Engine: @unchecked Sendable {
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
         CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         options = try EasyHandleOptions(configuration: configuration)
-        let thread = Thread { [self] in run() }
-        thread.name = "imgfetch.engine"
-        thread.start()
+        startThread(name: "imgfetch.engine") { [self] in run() }
     }
 
     /// Hands `transfer` to the engine thread; it starts when the scheduler admits it.

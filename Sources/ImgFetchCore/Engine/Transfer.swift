@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// One URL's download as the engine sees it: the request plus the state of its current attempt.
 ///
@@ -204,7 +206,7 @@ final class Transfer: @unchecked Sendable {
     private func receiveContentLength(_ value: String) -> Bool {
         var lengths: [Int64] = contentLength.map { [$0] } ?? []
         for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-            let text = item.trimmingCharacters(in: .whitespaces)
+            let text = item.trimmingWhitespace
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
                   let length = Int64(text) else {
                 abortError = Self.invalidContentLength
@@ -229,7 +231,7 @@ final class Transfer: @unchecked Sendable {
     private static func field(_ line: UnsafeRawBufferPointer) -> (name: String, value: String)? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let name = String(decoding: line[..<colon].map(lowercase), as: UTF8.self)
-        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingWhitespace
         return (name, value)
     }
 

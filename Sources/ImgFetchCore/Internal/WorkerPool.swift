@@ -1,12 +1,12 @@
-import Foundation
+import Dispatch
 
 /// A fixed set of threads running submitted jobs in FIFO order.
 ///
-/// Owns its threads; the job queue is guarded by `condition` (an `NSCondition`), hence `@unchecked Sendable`.
+/// Owns its threads; the job queue is guarded by `condition` (a `ConditionLock`), hence `@unchecked Sendable`.
 final class WorkerPool: @unchecked Sendable {
     typealias Job = @Sendable () -> Void
 
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var jobs = Deque<Job>()
     private var closing = false
     private let group = DispatchGroup()
@@ -14,12 +14,10 @@ final class WorkerPool: @unchecked Sendable {
     init(threads: Int, name: String) {
         for index in 0..<max(1, threads) {
             group.enter()
-            let thread = Thread { [self] in
+            startThread(name: "\(name).\(index)") { [self] in
                 work()
                 group.leave()
             }
-            thread.name = "\(name).\(index)"
-            thread.start()
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Everything an `ImageDownloader` needs to know before its first download.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A body's temp file in the output directory: created exclusively, never followed through a

@@ -50,17 +50,8 @@ public struct RetryPolicy: Sendable {
 
     /// Seconds from `now` that a `Retry-After` value asks for: delta-seconds or an HTTP date.
     public static func parseRetryAfter(_ value: String, now: Double) -> Double? {
-        let trimmed = value.trimmingCharacters(in: " \t")
+        let trimmed = value.trimmingWhitespace
         if let seconds = Int(trimmed) { return seconds >= 0 ? Double(seconds) : nil }
         return HTTPDate.parse(trimmed).map { $0 - now }
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s.removeFirst() }
-        while let c = s.last, set.contains(c) { s.removeLast() }
-        return String(s)
     }
 }
