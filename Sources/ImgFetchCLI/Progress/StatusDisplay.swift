@@ -8,6 +8,8 @@ protocol StatusDisplay: Sendable {
     func message(_ line: String)
     /// Stops the progress and shows the summary line, if any.
     func finish(summary: String?)
+    /// Whether it shows bytes of transfers still running: without it, no progress events are asked for.
+    var showsProgress: Bool { get }
 }
 
 /// Seconds on a monotonic clock.
@@ -37,6 +39,8 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
         timer.resume()
         self.timer = timer
     }
+
+    var showsProgress: Bool { timer != nil }
 
     func message(_ line: String) {
         sink.write(line)
@@ -70,6 +74,8 @@ final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
         }
         timer.resume()
     }
+
+    var showsProgress: Bool { true }
 
     func message(_ line: String) {
         renderer.printAbove(line.hasSuffix("\n") ? String(line.dropLast()) : line)

@@ -25,6 +25,9 @@ final class RunReporter: Sendable {
         self.quiet = quiet
     }
 
+    /// Whether per-transfer progress is shown (a bar, or `--progress plain`'s status lines).
+    var showsProgress: Bool { display.showsProgress }
+
     /// One list item is done. Called from any thread.
     func report(_ item: ItemReport) {
         model.finished(key: item.position.description, url: item.displayURL, item.result)

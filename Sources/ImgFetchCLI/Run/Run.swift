@@ -43,6 +43,7 @@ struct Run {
 
     private func read(_ lists: [ListSource], into downloader: ImageDownloader) {
         let model = reporter.model
+        let showsProgress = reporter.showsProgress
         for list in lists {
             var reader = list.lines()
             while let line = reader.next() {
@@ -73,9 +74,12 @@ struct Run {
                     let key = position.description
                     let name = item.outName ?? item.url.lastPathSegment
                     let url = item.url.redacted
-                    downloader.download(item.url, options: options, progress: { received, expected in
+                    // Without a display of running transfers no handler is passed, and the
+                    // downloader skips the progress fan-out altogether.
+                    let progress: DownloadProgressHandler? = !showsProgress ? nil : { @Sendable received, expected in
                         model.progress(key: key, url: url, name: name, received: received, expected: expected)
-                    }, completion: { result in
+                    }
+                    downloader.download(item.url, options: options, progress: progress, completion: { result in
                         finish(position, item.url.redacted, result)
                     })
                 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The URL-keyed callback registry of SDWebImageDownloader: normalized URL → the subscribers
 /// waiting for its one in-flight transfer, plus what became of URLs already finished.
@@ -60,13 +61,15 @@ final class CallbackRegistry: @unchecked Sendable {
     /// when it returns nil.
     func subscribe(key: String, _ subscriber: Subscriber, makeTransfer: () -> Transfer?) -> Subscription {
         queue.sync(flags: .barrier) {
-            if entries[key] != nil {
+            if let entry = entries[key] {
                 entries[key]!.subscribers.append(subscriber)
+                if subscriber.progress != nil { entry.transfer.progressWanted.store(true, ordering: .relaxed) }
                 return .joined
             }
             if let item = finished[key] { return .finished(item) }
             guard let transfer = makeTransfer() else { return .declined }
             entries[key] = Entry(transfer: transfer, subscribers: [subscriber])
+            if subscriber.progress != nil { transfer.progressWanted.store(true, ordering: .relaxed) }
             return .created(transfer)
         }
     }

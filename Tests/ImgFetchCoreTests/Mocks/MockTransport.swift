@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import ImgFetchCore
 
 /// A `DownloadTransport` whose transfers finish only when a test says so.
@@ -144,6 +145,7 @@ final class MockTransport: DownloadTransport {
     /// Reports progress as the engine's write callback would (the transfer's throttle is bypassed).
     func progress(_ transfer: Transfer, received: Int64, expected: Int64?) {
         let handler = state.withLock { _ in transfer.onProgress }
+        guard transfer.progressWanted.load(ordering: .relaxed) else { return }
         handler?(received, expected)
     }
 

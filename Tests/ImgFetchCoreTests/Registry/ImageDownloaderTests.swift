@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import ImgFetchCore
 
@@ -80,6 +81,17 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertEqual(recorder.progressEvents(of: 0).map(\.received), [10, 20])
         XCTAssertEqual(recorder.progressEvents(of: 1).map(\.received), [20])
         XCTAssertEqual(recorder.progressEvents(of: 1).first?.expected, nil)
+    }
+
+    func testProgressIsWantedOnlyOnceACallerHasAHandler() throws {
+        let url = try ParsedURL("http://example.com/quiet.jpg")
+        downloader.download(url, completion: recorder.completion(0))
+        let transfer = try XCTUnwrap(transport.submitted.first)
+        XCTAssertFalse(transfer.progressWanted.load(ordering: .relaxed), "no caller has a progress handler")
+        download(url, id: 1)
+        XCTAssertTrue(transfer.progressWanted.load(ordering: .relaxed), "a caller with a handler joined")
+        transport.progress(transfer, received: 10, expected: nil)
+        XCTAssertEqual(recorder.progressEvents(of: 1).map(\.received), [10])
     }
 
     func testACancelledSubscriberGetsNoMoreProgress() throws {

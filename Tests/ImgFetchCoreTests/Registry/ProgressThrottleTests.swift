@@ -1,4 +1,5 @@
 import XCTest
+import Synchronization
 @testable import ImgFetchCore
 
 /// Progress throttling happens where progress is born: in the transfer's write callback.
@@ -38,6 +39,14 @@ final class ProgressThrottleTests: XCTestCase {
         transfer.reportFinalProgress()
         XCTAssertLessThanOrEqual(events.all.count, 2)
         XCTAssertEqual(events.all.last, Event(received: 500, expected: 500), "the final event reports the complete size")
+    }
+
+    func testNothingIsReportedWhileNoCallerWantsProgress() throws {
+        let (transfer, events) = try makeTransfer(interval: 0, contentLength: nil)
+        transfer.progressWanted.store(false, ordering: .relaxed)
+        feed(transfer, chunks: 5, size: 10)
+        transfer.reportFinalProgress()
+        XCTAssertEqual(events.all, [])
     }
 
     func testWithoutAnIntervalEveryChunkIsReported() throws {
@@ -80,6 +89,7 @@ final class ProgressThrottleTests: XCTestCase {
         transfer.progressInterval = interval
         let events = EventLog()
         transfer.onProgress = { events.append(Event(received: $0, expected: $1)) }
+        transfer.progressWanted.store(true, ordering: .relaxed)
         return (transfer, events)
     }
 
