@@ -4,6 +4,6 @@ import ImgFetchCLI
 
 // Big decode buffers are reused across decode threads instead of kept once per thread: the large
 // set peaked at 99 MiB with glibc's defaults (see CMallocTuning).
-if getenv("IMGFETCH_NO_MALLOPT") == nil { CMallocTuning_shareDecodeMemoryAcrossThreads() }
+CMallocTuning_shareDecodeMemoryAcrossThreads()
 
 exit(ImgFetchCommand.run(Array(CommandLine.arguments.dropFirst())))

@@ -8,11 +8,11 @@ import Glibc
 ///
 /// The pthread objects are heap-allocated (they must not move) and guarded by themselves, hence
 /// `@unchecked Sendable`.
-public final class ConditionLock: @unchecked Sendable {
+package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -28,41 +28,44 @@ public final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func lock() { pthread_mutex_lock(mutex) }
+    package func lock() { pthread_mutex_lock(mutex) }
 
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
 
-    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
         defer { unlock() }
         return try body()
     }
 
     /// Unlocks, waits for a signal, and locks again. Wake-ups may be spurious: wait in a loop.
-    public func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
     /// `wait()` until `deadline` at the latest; false once the deadline has passed.
-    public func wait(until deadline: Deadline) -> Bool {
+    package func wait(until deadline: Deadline) -> Bool {
         var time = deadline.time
         return pthread_cond_timedwait(condition, mutex, &time) != ETIMEDOUT
     }
 
     /// Wakes one waiter.
-    public func signal() { pthread_cond_signal(condition) }
+    package func signal() { pthread_cond_signal(condition) }
 
     /// Wakes every waiter.
-    public func broadcast() { pthread_cond_broadcast(condition) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
 
     /// A point in time on `CLOCK_MONOTONIC`.
-    public struct Deadline: Sendable {
+    package struct Deadline: Sendable {
         fileprivate let time: timespec
 
-        /// `seconds` from now.
-        public init(secondsFromNow seconds: Double) {
+        /// `seconds` from now; clamped to 0…10⁹ s (about 31 years), so any Double, even NaN or
+        /// infinity, gives a valid deadline.
+        package init(secondsFromNow seconds: Double) {
+            let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
-            let nanoseconds = Int(now.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
-            time = timespec(tv_sec: now.tv_sec + Int(seconds.rounded(.down)) + nanoseconds / 1_000_000_000,
+            let whole = clamped.rounded(.down)
+            let nanoseconds = Int(now.tv_nsec) + Int((clamped - whole) * 1e9)
+            time = timespec(tv_sec: now.tv_sec + Int(whole) + nanoseconds / 1_000_000_000,
                             tv_nsec: nanoseconds % 1_000_000_000)
         }
     }

@@ -5,7 +5,7 @@ import Glibc
 ///
 /// In place of Foundation's `Thread`, which imgfetch cannot use without importing Foundation (see
 /// `ConditionLock`). Linux keeps the first 15 bytes of a thread's name.
-public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+package func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
     final class Start {
         let name: String
         let body: @Sendable () -> Void

@@ -13,6 +13,19 @@ final class ConditionLockTests: XCTestCase {
         XCTAssertTrue(timedOut)
     }
 
+    func testAnyDoubleMakesAValidDeadline() {
+        let condition = ConditionLock()
+        condition.lock()
+        // A deadline in the past, NaN or negative infinity: the wait times out at once.
+        for seconds in [-1.0, -Double.infinity, Double.nan, 0] {
+            XCTAssertFalse(condition.wait(until: ConditionLock.Deadline(secondsFromNow: seconds)), "\(seconds)")
+        }
+        condition.unlock()
+        // Far deadlines (clamped) are constructed without trapping.
+        _ = ConditionLock.Deadline(secondsFromNow: .infinity)
+        _ = ConditionLock.Deadline(secondsFromNow: 1e300)
+    }
+
     func testSignalWakesAWaiterOnAnotherThread() {
         let condition = ConditionLock()
         nonisolated(unsafe) var ready = false

@@ -14,6 +14,11 @@ final class TrimmingTests: XCTestCase {
         XCTAssertEqual("".trimmingWhitespace, "")
     }
 
+    func testATrailingSpaceAfterAPrependedMarkIsTrimmed() {
+        // U+0600 and the space after it form one Character.
+        XCTAssertEqual("x\u{600} ".trimmingWhitespace, "x\u{600}")
+    }
+
     func testKeepsOtherUnicodeSpaceInside() {
         XCTAssertEqual("\u{00A0}x\u{00A0}".trimmingWhitespace, "\u{00A0}x\u{00A0}")
     }
