@@ -17,7 +17,7 @@ final class DecodeStage: Sendable {
     static let exemptDecodeMemory = 2 << 20
 
     init(configuration: DownloaderConfiguration, memoryBudget: Int = defaultMemoryBudget) {
-        pool = WorkerPool(threads: configuration.decodeThreads, name: "imgfetch.decode")
+        pool = WorkerPool(threads: configuration.effectiveDecodeThreads, name: "imgfetch.decode")
         self.configuration = configuration
         memory = DecodeMemoryBudget(limit: memoryBudget, exempt: Self.exemptDecodeMemory)
     }

@@ -63,8 +63,17 @@ public struct DownloaderConfiguration: Sendable {
     public var onWarning: (@Sendable (String) -> Void)?
     /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting transfers.
     public var decodeBacklog = 32
-    /// Threads of the decode stage.
-    public var decodeThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Threads of the decode stage; nil: one per core when images are decoded, one when they are not
+    /// (`verifyImages` off and original bytes saved), since the stage then only sniffs headers and
+    /// writes files, and a second thread brought more hand-offs than work (2000 small images with
+    /// `--no-decode`: 0.41 -> 0.38 s, median of 10 alternating runs).
+    public var decodeThreads: Int?
+    /// The number of decode threads this configuration runs.
+    var effectiveDecodeThreads: Int {
+        if let decodeThreads { return max(1, decodeThreads) }
+        let decodes = verifyImages || saveAs != .original
+        return decodes ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+    }
     /// The retry schedule.
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
 
