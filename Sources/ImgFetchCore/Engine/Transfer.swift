@@ -239,10 +239,7 @@ final class Transfer: @unchecked Sendable {
     private static func field(_ line: UnsafeRawBufferPointer) -> (name: String, value: String)? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let name = String(decoding: line[..<colon].map(lowercase), as: UTF8.self)
-        let rest = line[(colon + 1)...]
-        let start = rest.firstIndex(where: { !isHTTPWhitespace($0) }) ?? rest.endIndex
-        let end = rest.lastIndex(where: { !isHTTPWhitespace($0) }).map { $0 + 1 } ?? start
-        let value = String(decoding: line[start..<max(start, end)], as: UTF8.self)
+        let value = String(decoding: trimmingHTTPWhitespace(line[(colon + 1)...]), as: UTF8.self)
         return (name, value)
     }
 
