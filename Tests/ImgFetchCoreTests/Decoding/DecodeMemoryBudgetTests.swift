@@ -33,21 +33,7 @@ final class DecodeMemoryBudgetTests: XCTestCase {
 
     func testEstimatesUpToTheExemptionNeverWait() {
         let budget = DecodeMemoryBudget(limit: 10, exempt: 100)
-        let inside = expectation(description: "both ran at once")
-        inside.expectedFulfillmentCount = 2
-        let release = DispatchSemaphore(value: 0)
-        for _ in 0..<2 {
-            Thread.detachNewThread {
-                budget.withReservation(100) {
-                    inside.fulfill()
-                    release.wait()
-                }
-            }
-        }
-        wait(for: [inside], timeout: 5)
-        XCTAssertEqual(budget.heldBytes, 0, "exempt decodes are not counted")
-        release.signal()
-        release.signal()
+        assertTwoReservationsRunTogether(budget, bytes: 100, heldBytes: 0, "exempt decodes are not counted")
     }
 
     func testTwoLargeDecodesThatExceedTheLimitTogetherRunOneAfterTheOther() {
@@ -74,19 +60,25 @@ final class DecodeMemoryBudgetTests: XCTestCase {
 
     func testLargeDecodesThatFitTogetherRunTogether() {
         let budget = DecodeMemoryBudget(limit: 100, exempt: 10)
+        assertTwoReservationsRunTogether(budget, bytes: 50, heldBytes: 100)
+    }
+
+    /// Two threads reserve `bytes` each and must both be inside at once, with `heldBytes` counted.
+    private func assertTwoReservationsRunTogether(_ budget: DecodeMemoryBudget, bytes: Int, heldBytes: Int,
+                                                  _ message: String = "", line: UInt = #line) {
         let inside = expectation(description: "both ran at once")
         inside.expectedFulfillmentCount = 2
         let release = DispatchSemaphore(value: 0)
         for _ in 0..<2 {
             Thread.detachNewThread {
-                budget.withReservation(50) {
+                budget.withReservation(bytes) {
                     inside.fulfill()
                     release.wait()
                 }
             }
         }
         wait(for: [inside], timeout: 5)
-        XCTAssertEqual(budget.heldBytes, 100)
+        XCTAssertEqual(budget.heldBytes, heldBytes, message, line: line)
         release.signal()
         release.signal()
     }
