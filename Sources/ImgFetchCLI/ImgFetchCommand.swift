@@ -43,6 +43,9 @@ public enum ImgFetchCommand {
         do {
             let lists = try ListSource.openAll(options.lists)
             try prepareOutputDirectory(options.outputDirectory)
+            let backlog = DownloaderConfiguration(outputDirectory: ".").decodeBacklog
+            try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog),
+                                           concurrency: options.concurrency)
             reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
             let model = ProgressModel(now: monotonicSeconds())
             let reporter = RunReporter(stdout: results, display: statusDisplay(options, model: model, stderr: stderr),

@@ -117,11 +117,14 @@ extension ImageDownloader {
         entry.freshness = CacheFreshness(headers: entry.headers, requestTime: revalidation.requestTime,
                                          responseTime: revalidation.responseTime)
         cacheIndex?.refresh(url: key, headers: entry.headers, freshness: entry.freshness)
-        var failure = DownloadResult.failed(DownloadError(.filesystem, "no cached file"), attempts: revalidation.attempts, httpStatus: 304)
+        var failure = DownloadResult.failed(DownloadError(.filesystem, "no cached file"), attempts: revalidation.attempts,
+                                            httpStatus: 304, httpVersion: revalidation.httpVersion)
         failure.format = entry.format
         placeForEveryCaller(key: key, transferID: transferID, format: entry.format, failure: failure, isIndexed: true,
                             replaceableNames: entry.fileNames) { name, _ in
-            satisfy(name, from: entry, source: source, outcome: .revalidated, httpStatus: 304, attempts: revalidation.attempts)
+            var result = satisfy(name, from: entry, source: source, outcome: .revalidated, httpStatus: 304, attempts: revalidation.attempts)
+            result.httpVersion = revalidation.httpVersion
+            return result
         }
     }
 }

@@ -14,7 +14,7 @@ extension ImageDownloader {
                 finishNotModified(key: key, transferID: transferID, context: context, revalidation)
                 transport.release()
             }
-        case .failed(let error, let attempts, let httpStatus):
+        case .failed(let error, let attempts, let httpStatus, let httpVersion):
             transport.release()
             guard error.kind != .cancelled else {
                 // Its callers got `cancelled` when they withdrew; one that subscribed while
@@ -23,7 +23,7 @@ extension ImageDownloader {
                 deliver(waiting) { _ in DownloadResult(status: .cancelled, error: Self.cancelled) }
                 return
             }
-            let result = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus)
+            let result = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion)
             complete(key: key, transferID: transferID, item: FinishedItem(result: result, outputPath: nil)) { _ in result }
         }
     }
@@ -31,6 +31,7 @@ extension ImageDownloader {
     private func finishFetched(key: String, transferID: Int, context: CacheContext, _ body: FetchedBody) {
         var base = DownloadResult(status: .failed)
         base.httpStatus = body.httpStatus
+        base.httpVersion = body.httpVersion
         base.bytes = body.bytes
         base.attempts = body.attempts
         let prepared: PreparedOutput
@@ -125,7 +126,8 @@ extension ImageDownloader {
                     cacheIndex?.addFile(CacheEntry.File(name: name, stamp: stamp), for: key)
                 }
             } catch {
-                result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus)
+                result = .failed(error, attempts: item.result.attempts, httpStatus: item.result.httpStatus,
+                                 httpVersion: item.result.httpVersion)
             }
         }
         // The first caller's entry may still wait for its commit: so does this result.

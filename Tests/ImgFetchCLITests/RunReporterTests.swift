@@ -107,7 +107,7 @@ final class RunReporterTests: XCTestCase {
         reportMixedItems(to: reporter)
         stderr.clear()
         _ = reporter.finish(seconds: 3)
-        XCTAssertEqual(stderr.text, "imgfetch: 4 items: 2 saved, 1 skipped, 1 failed; 2.0 KiB in 3.0 s\n")
+        XCTAssertEqual(stderr.text, "imgfetch: 4 items: 2 saved, 1 skipped, 1 failed (1 http); 2.0 KiB in 3.0 s\n")
     }
 
     func testQuietSuppressesTheSummary() {
@@ -146,6 +146,16 @@ final class RunReporterTests: XCTestCase {
         XCTAssertEqual((objects[0]["line"] as? [String: Any])?["line"] as? Int, 7)
         XCTAssertEqual((objects[3]["error"] as? [String: Any])?["class"] as? String, "http")
         XCTAssertTrue(objects[0]["error"] is NSNull)
+        XCTAssertEqual(objects[0]["http_version"] as? String, "2")
+        XCTAssertTrue(objects[2]["http_version"] is NSNull, "no response, no protocol")
+        XCTAssertEqual(objects[3]["http_version"] as? String, "1.1")
+    }
+
+    func testSummaryCountsFailuresByClassMostFrequentFirst() {
+        var summary = RunSummary()
+        for kind in [DownloadError.Kind.http, .dns, .dns, .timeout, .http, .dns] { summary.add(.failed(DownloadError(kind, "x"))) }
+        XCTAssertEqual(summary.failedByClass, [.dns: 3, .http: 2, .timeout: 1])
+        XCTAssertTrue(summary.line.hasPrefix("imgfetch: 6 items: 0 saved, 0 skipped, 6 failed (3 dns, 2 http, 1 timeout); "), summary.line)
     }
 
     func testSummaryLineSingularAndBytes() {
@@ -200,10 +210,12 @@ final class RunReporterTests: XCTestCase {
     private func reportMixedItems(to reporter: RunReporter) {
         var saved = DownloadResult(status: .saved, paths: ["out/a.jpg"])
         saved.bytes = 1024
+        saved.httpVersion = .http2
         reporter.report(item("http://example.com/a.jpg", saved))
         saved.paths = ["out/b.jpg"]
         reporter.report(item("http://example.com/b.jpg", saved))
         reporter.report(item("http://example.com/c.jpg", DownloadResult(status: .skipped, paths: ["out/c.jpg"])))
-        reporter.report(item("http://example.com/d.jpg", .failed(DownloadError(.http, "HTTP 404"), attempts: 1, httpStatus: 404)))
+        reporter.report(item("http://example.com/d.jpg", .failed(DownloadError(.http, "HTTP 404"), attempts: 1, httpStatus: 404,
+                                                                 httpVersion: .http1_1)))
     }
 }

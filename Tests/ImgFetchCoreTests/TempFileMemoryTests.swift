@@ -110,3 +110,63 @@ final class TempFileMemoryTests: XCTestCase {
         XCTAssertEqual(try fileBytes(directory + "/b.jpg"), body)
     }
 }
+
+/// The run's budget for held bodies (issue 13): a thousand transfers must not hold 128 KiB each.
+final class HeldBodyBudgetTests: XCTestCase {
+    private var scratch: ScratchDirectory!
+
+    override func setUpWithError() throws {
+        scratch = try ScratchDirectory(prefix: "imgfetch-heldbudget")
+    }
+
+    override func tearDown() {
+        scratch.remove()
+    }
+
+    func testABodyThatDoesNotFitTheBudgetStreamsToItsFileAndIsComplete() throws {
+        let budget = HeldBodyBudget(limit: 100 << 10)
+        let first = try TempFile.create(in: scratch.path, budget: budget)
+        let second = try TempFile.create(in: scratch.path, budget: budget)
+        let body = Fixtures.noise(count: 60_000)
+        XCTAssertNil(body.withUnsafeBytes { first.write($0) })
+        XCTAssertEqual(budget.heldBytes, 60_000, "the first body's buffer is taken from the budget")
+        XCTAssertNil(body.withUnsafeBytes { second.write($0) })
+        XCTAssertEqual(budget.heldBytes, 60_000, "the second did not fit: it went to its file")
+        second.finishWriting()
+        XCTAssertEqual([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: second.path))), body)
+        try first.writeOut()
+        XCTAssertEqual([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: first.path))), body)
+    }
+
+    func testHeldBytesReturnToTheBudgetWhenTheFileGoesAway() throws {
+        let budget = HeldBodyBudget(limit: 1 << 20)
+        var temp: TempFile? = try TempFile.create(in: scratch.path, budget: budget)
+        XCTAssertNil(Fixtures.noise(count: 70_000).withUnsafeBytes { temp!.write($0) })
+        XCTAssertGreaterThan(budget.heldBytes, 0)
+        temp = nil
+        XCTAssertEqual(budget.heldBytes, 0)
+    }
+
+    func testGrowingPastTheMemoryLimitReturnsTheBufferToTheBudget() throws {
+        let budget = HeldBodyBudget(limit: 1 << 20)
+        let temp = try TempFile.create(in: scratch.path, budget: budget)
+        let body = Fixtures.noise(count: TempFile.memoryLimit + 1)
+        XCTAssertNil(body.withUnsafeBytes { temp.write(UnsafeRawBufferPointer(rebasing: $0.prefix(1000))) })
+        XCTAssertNil(body.withUnsafeBytes { temp.write(UnsafeRawBufferPointer(rebasing: $0.dropFirst(1000))) })
+        XCTAssertEqual(budget.heldBytes, 0)
+    }
+
+    func testReceiveBuffersShrinkAsConcurrencyGrows() {
+        XCTAssertEqual(EasyHandleOptions.receiveBufferSize(concurrency: 16), 100 << 10)
+        XCTAssertEqual(EasyHandleOptions.receiveBufferSize(concurrency: 64), 64 << 10)
+        XCTAssertEqual(EasyHandleOptions.receiveBufferSize(concurrency: 1024), 16 << 10)
+    }
+
+    func testStatusLineProtocols() {
+        XCTAssertEqual(HTTPVersion(statusLineProtocol: Array("HTTP/1.1".utf8)), .http1_1)
+        XCTAssertEqual(HTTPVersion(statusLineProtocol: Array("HTTP/2".utf8)), .http2)
+        XCTAssertEqual(HTTPVersion(statusLineProtocol: Array("HTTP/1.0".utf8)), .http1_0)
+        XCTAssertNil(HTTPVersion(statusLineProtocol: Array("HTTP/9".utf8)))
+        XCTAssertNil(HTTPVersion(statusLineProtocol: Array("ICY".utf8)))
+    }
+}

@@ -47,6 +47,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var caCertificateFile: String?
     /// Follow redirects from https to http.
     public var allowDowngrade = false
+    /// Which HTTP versions transfers may use (`--http1.1`, `--http2`).
+    public var httpVersion: HTTPVersionPreference = .automatic
+    /// `--resolve` entries, `HOST:PORT:ADDR[,ADDR…]`, in command-line order.
+    public var resolve: [String] = []
     /// What is written for each image.
     public var saveAs: SaveAsChoice = .original
     /// With decompressed outputs: the longest side after downscaling.
@@ -99,6 +103,8 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.insecure = insecure
         configuration.caCertificateFile = caCertificateFile
         configuration.allowDowngrade = allowDowngrade
+        configuration.httpVersion = httpVersion
+        configuration.resolve = resolve
         configuration.maxSize = maxSize
         configuration.existingFiles = existingFiles
         configuration.cachePolicy = cachePolicy

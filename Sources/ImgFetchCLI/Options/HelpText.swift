@@ -25,7 +25,8 @@ public enum HelpText {
         Options:
           -o, --output-dir DIR       where images go, created if missing (default .)
           -j, --concurrency N        simultaneous transfers, 1-1024 (default 16)
-              --per-host N           connections per host, 1-1024 (default 6)
+              --per-host N           connections per host, 1-1024 (default 6); an
+                                     HTTP/2 host runs up to 100 transfers on each
               --fifo                 start the oldest pending request first (default)
               --lifo                 start the newest pending request first
           -t, --timeout SEC          abort a transfer under 1 KB/s for SEC seconds
@@ -42,6 +43,11 @@ public enum HelpText {
               --cacert FILE          verify TLS certificates against the CA
                                      certificates in FILE (PEM), not the system's
               --allow-downgrade      follow redirects from https to http (default off)
+              --http1.1              use HTTP/1.1 only (default: HTTP/2 over TLS
+                                     when the server offers it, else HTTP/1.1)
+              --http2                also offer HTTP/2 (h2c upgrade) on plain http
+              --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT, without DNS
+                                     (curl's syntax; repeatable)
               --save-as FORMAT       original (the verified bytes), png, ppm or pam
                                      (decompressed pixels, EXIF orientation
                                      applied) (default original)

@@ -1,3 +1,4 @@
+import Glibc
 import ImgFetchCore
 
 /// A command-line mistake: which option (as the user spelled it) and what is wrong with it.
@@ -147,6 +148,9 @@ public enum OptionParser {
         case .quiet: options.quiet = true
         case .jsonl: options.jsonl = true
         case .noDecode: options.noDecode = true
+        // As in curl, the last of --http1.1 and --http2 wins.
+        case .http1_1: options.httpVersion = .http1_1
+        case .http2: options.httpVersion = .http2
         case .help: options.action = .help
         // Help wins over version whatever their order: asking for help is never a mistake.
         case .version: if options.action != .help { options.action = .version }
@@ -180,6 +184,8 @@ public enum OptionParser {
             options.cookieJar = try ValueParser.path(value, for: spelling)
         case .caCertificate:
             options.caCertificateFile = try ValueParser.path(value, for: spelling)
+        case .resolve:
+            options.resolve.append(try ValueParser.resolveEntry(value, for: spelling))
         case .maxSize:
             options.maxSize = try ValueParser.byteCount(value, for: spelling)
         case .name:
@@ -218,13 +224,13 @@ public enum OptionParser {
 enum Option: Equatable, Sendable {
     /// Options that stand alone.
     enum Flag: Equatable, Sendable {
-        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, help, version
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, http1_1, http2, help, version
     }
 
     /// Options that take exactly one value.
     enum Valued: Equatable, Sendable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
-        case header, userAgent, user, cookieJar, caCertificate, maxSize, name, progress, progressInterval, report
+        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report
         case saveAs, maxDimension, maxPixels, cachePolicy
     }
 
@@ -249,6 +255,9 @@ enum Option: Equatable, Sendable {
         ("insecure", nil, .flag(.insecure)),
         ("cacert", nil, .valued(.caCertificate)),
         ("allow-downgrade", nil, .flag(.allowDowngrade)),
+        ("http1.1", nil, .flag(.http1_1)),
+        ("http2", nil, .flag(.http2)),
+        ("resolve", nil, .valued(.resolve)),
         ("save-as", nil, .valued(.saveAs)),
         ("max-dimension", nil, .valued(.maxDimension)),
         ("no-decode", nil, .flag(.noDecode)),
@@ -346,6 +355,32 @@ enum ValueParser {
             throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected USER:PASS"))
         }
         return value
+    }
+
+    /// curl's `HOST:PORT:ADDR[,ADDR…]`: a host name, a port from 1 to 65535, and numeric IPv4 or
+    /// IPv6 addresses (IPv6 may be bracketed). Returned as given, for libcurl's `CURLOPT_RESOLVE`.
+    static func resolveEntry(_ value: String, for option: String) throws(UsageError) -> String {
+        let expected = "expected HOST:PORT:ADDRESS[,ADDRESS...] with numeric addresses"
+        let parts = value.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[0].hasPrefix("+"), !parts[0].hasPrefix("-"),
+              !parts[0].unicodeScalars.contains(where: { $0 == "/" || $0 == "[" || $0.properties.isWhitespace }) else {
+            throw invalid(value, option, expected)
+        }
+        guard isDigits(parts[1]), let port = Int(parts[1]), (1...65535).contains(port) else {
+            throw invalid(value, option, "the port must be a number from 1 to 65535")
+        }
+        let addresses = parts[2].split(separator: ",", omittingEmptySubsequences: false)
+        for address in addresses where !isNumericAddress(address) {
+            throw invalid(value, option, "\(UsageError.quoted(String(address))) is not an IPv4 or IPv6 address")
+        }
+        return value
+    }
+
+    private static func isNumericAddress(_ text: Substring) -> Bool {
+        var address = String(text)
+        if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        var buffer = in6_addr()
+        return inet_pton(AF_INET, address, &buffer) == 1 || inet_pton(AF_INET6, address, &buffer) == 1
     }
 
     static func path(_ value: String, for option: String) throws(UsageError) -> String {

@@ -9,6 +9,7 @@ enum JSONLine {
             ("status", string(result.status.rawValue)),
             ("paths", "[" + result.paths.map(string).joined(separator: ",") + "]"),
             ("http_status", result.httpStatus.map(String.init) ?? "null"),
+            ("http_version", result.httpVersion.map { string($0.rawValue) } ?? "null"),
             ("bytes", String(result.bytes)),
             ("format", result.format.map { string($0.rawValue) } ?? "null"),
             ("width", result.image.map { String($0.width) } ?? "null"),

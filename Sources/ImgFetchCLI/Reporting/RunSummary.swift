@@ -8,6 +8,8 @@ struct RunSummary: Sendable, Equatable {
     var skipped = 0
     var failed = 0
     var cancelled = 0
+    /// Failed items by error class, so that a run of DNS failures reads differently from one of 404s.
+    var failedByClass: [DownloadError.Kind: Int] = [:]
     var bytes: Int64 = 0
     /// How the cache index satisfied items: no request, 304, full download.
     var fresh = 0
@@ -24,7 +26,9 @@ struct RunSummary: Sendable, Equatable {
         switch result.status {
         case .saved: saved += 1
         case .skipped: skipped += 1
-        case .failed: failed += 1
+        case .failed:
+            failed += 1
+            if let kind = result.error?.kind { failedByClass[kind, default: 0] += 1 }
         case .cancelled: cancelled += 1
         }
         // A coalesced item shares another item's transfer: its bytes crossed the network once.
@@ -47,9 +51,17 @@ struct RunSummary: Sendable, Equatable {
     /// The one-line summary for stderr.
     var line: String {
         "imgfetch: \(items) item\(items == 1 ? "" : "s"): \(saved) saved, \(skipped) skipped, \(failed) failed"
+            + failedClasses
             + (cancelled > 0 ? ", \(cancelled) cancelled; " : "; ")
             + "\(ByteCount.format(bytes)) in \(ByteCount.oneDecimal(seconds)) s"
             + cacheLine
+    }
+
+    /// ` (2 dns, 1 http)`: the failures by class, most frequent first; empty when nothing failed.
+    private var failedClasses: String {
+        guard !failedByClass.isEmpty else { return "" }
+        let ordered = failedByClass.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
+        return " (" + ordered.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ") + ")"
     }
 
     /// The cache's part of the summary, when it satisfied any item without a download.

@@ -82,7 +82,7 @@ enum AttemptClassifier {
         case CURLE_FILESIZE_EXCEEDED:
             return DownloadError(.tooLarge, "Content-Length exceeds --max-size (\(configuration.maxSize) bytes)")
         case CURLE_COULDNT_RESOLVE_HOST:
-            return DownloadError(.network, "could not resolve host \(transfer.currentURL.host)")
+            return DownloadError(.dns, "could not resolve host \(transfer.currentURL.host)")
         case CURLE_COULDNT_CONNECT:
             if osErrno == ECONNREFUSED {
                 let url = transfer.currentURL
@@ -95,6 +95,10 @@ enum AttemptClassifier {
             return DownloadError(.network, "chunked body cut off: the connection closed before the last chunk")
         case CURLE_PARTIAL_FILE:
             return DownloadError(.network, "body shorter than announced (connection closed early): \(detail)")
+        case CURLE_HTTP2_STREAM:
+            return DownloadError(.network, "HTTP/2 stream failed: \(detail)")
+        case CURLE_HTTP2:
+            return DownloadError(.network, "HTTP/2 connection failed: \(detail)")
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return DownloadError(.network, "connection failed: \(detail)")
         case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):

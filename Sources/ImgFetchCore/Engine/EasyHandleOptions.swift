@@ -2,14 +2,14 @@ import CCurl
 import FoundationEssentials
 import Glibc
 
-/// The libcurl options every transfer runs with, and what they point to: the custom header list
-/// and the cookie share. Used by the engine thread only.
+/// The libcurl options every transfer runs with, and what they point to: the custom header list,
+/// the `--resolve` list and the run's share handle. Used by the engine thread only.
 final class EasyHandleOptions {
     private let configuration: DownloaderConfiguration
     private let headerList: UnsafeMutablePointer<curl_slist>?
-    private let cookieShare: OpaquePointer?
-    /// A handle that never transfers: it loads the cookie jar into the share at start and writes it at the end.
-    private let cookieHandle: OpaquePointer?
+    private let resolveList: UnsafeMutablePointer<curl_slist>?
+    private let share: ConnectionShare
+    private let receiveBufferSize: Int
 
     /// Redirects followed before a transfer fails.
     static let maxRedirects = 10
@@ -19,24 +19,25 @@ final class EasyHandleOptions {
             try Self.checkReadable(file)
         }
         self.configuration = configuration
+        headerList = Self.list(configuration.headers)
+        resolveList = Self.list(configuration.resolve)
+        receiveBufferSize = Self.receiveBufferSize(concurrency: configuration.concurrency)
+        share = try ConnectionShare(cookieJar: configuration.cookieJar)
+    }
+
+    private static func list(_ lines: [String]) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in configuration.headers { list = curl_slist_append(list, header) }
-        headerList = list
-        guard let jar = configuration.cookieJar else {
-            cookieShare = nil
-            cookieHandle = nil
-            return
-        }
-        guard let share = curl_share_init(), let handle = curl_easy_init() else {
-            throw DownloadError(.network, "cannot initialize libcurl's cookie engine")
-        }
-        // One thread uses the share, so it needs no lock callbacks.
-        CCurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
-        CCurl_easy_setopt_share(handle, share)
-        CCurl_easy_setopt_string(handle, CURLOPT_COOKIEFILE, jar)
-        CCurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, "RELOAD")
-        cookieShare = share
-        cookieHandle = handle
+        for line in lines { list = curl_slist_append(list, line) }
+        return list
+    }
+
+    /// libcurl's receive buffer for `concurrency` transfers at once: curl's own tool reads 100 KB
+    /// at a time, and libcurl's 16 KB default took 6 times the recv calls and engine loop turns on
+    /// large bodies (13% more CPU on 24 × 1.7 MB with --no-decode). Every handle keeps its buffer,
+    /// so past 40 transfers they share 4 MiB, down to libcurl's 16 KiB each (`-j 1000`: 16 MiB
+    /// instead of 100 MiB).
+    static func receiveBufferSize(concurrency: Int) -> Int {
+        min(100 << 10, max(16 << 10, (4 << 20) / max(1, concurrency)))
     }
 
     /// Fails the whole run up front: an unreadable CA file would otherwise fail every https URL one by one.
@@ -69,12 +70,11 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.timeout.rounded(.up))))
         CCurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
         CCurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, configuration.maxTime.map { Int($0 * 1000) } ?? 0)
-        CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Self.curlHTTPVersion(configuration.httpVersion))
         CCurl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxSize))
         CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
-        // curl's own tool reads 100 KB at a time; libcurl's 16 KB default took 6 times the recv calls
-        // and engine loop turns on large bodies (13% more CPU on 24 × 1.7 MB with --no-decode).
-        CCurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 100 << 10)
+        CCurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, receiveBufferSize)
+        if resolveList != nil { CCurl_easy_setopt_slist(handle, CURLOPT_RESOLVE, resolveList) }
         if configuration.insecure {
             CCurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             CCurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
@@ -82,18 +82,36 @@ final class EasyHandleOptions {
         if let caFile = configuration.caCertificateFile {
             CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)
         }
-        if let cookieShare {
-            CCurl_easy_setopt_share(handle, cookieShare)
-            // An empty file name turns the cookie engine on without reading a file (the jar is already in the share).
-            CCurl_easy_setopt_string(handle, CURLOPT_COOKIEFILE, "")
-        }
+        share.attach(handle)
         return handle
+    }
+
+    private static func curlHTTPVersion(_ preference: HTTPVersionPreference) -> Int {
+        switch preference {
+        case .automatic: Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: Int(CURL_HTTP_VERSION_1_1)
+        case .http2: Int(CURL_HTTP_VERSION_2_0)
+        }
+    }
+
+    /// Whether a new transfer to `url` waits for a connection of its host that may turn out to
+    /// multiplex, rather than opening one of its own (CURLOPT_PIPEWAIT, as curl --parallel does):
+    /// the first transfers to an HTTP/2 host then share one connection and one TLS handshake. Only
+    /// where HTTP/2 can be negotiated: on plain http (without --http2) the wait would hold every
+    /// transfer but the first until its response headers arrive.
+    private func waitsForMultiplexing(_ url: ParsedURL) -> Bool {
+        switch configuration.httpVersion {
+        case .automatic: url.scheme == "https"
+        case .http1_1: false
+        case .http2: true
+        }
     }
 
     /// Sets the options that differ per transfer; every one is set each time, since handles are reused.
     func configure(_ handle: OpaquePointer, for transfer: Transfer) {
         let userdata = Unmanaged.passUnretained(transfer).toOpaque()
         CCurl_easy_setopt_string(handle, CURLOPT_URL, transfer.currentURL.normalized)
+        CCurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, waitsForMultiplexing(transfer.currentURL) ? 1 : 0)
         CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
@@ -117,16 +135,14 @@ final class EasyHandleOptions {
 
     /// Writes the cookie jar, if there is one.
     func saveCookies() {
-        guard let cookieHandle, let jar = configuration.cookieJar else { return }
-        CCurl_easy_setopt_string(cookieHandle, CURLOPT_COOKIEJAR, jar)
-        CCurl_easy_setopt_string(cookieHandle, CURLOPT_COOKIELIST, "FLUSH")
-        CCurl_easy_setopt_string(cookieHandle, CURLOPT_COOKIEJAR, nil)
+        share.saveCookies()
     }
 
+    /// Frees what the options point to; every easy handle must be cleaned up first.
     func cleanUp() {
         curl_slist_free_all(headerList)
-        if let cookieHandle { curl_easy_cleanup(cookieHandle) }
-        if let cookieShare { curl_share_cleanup(cookieShare) }
+        curl_slist_free_all(resolveList)
+        share.cleanUp()
     }
 }
 

@@ -17,12 +17,19 @@ final class Engine: @unchecked Sendable {
     /// Outcomes handed on whose consumer has not called `release()` yet: the decode backlog.
     private let unreleased = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
+    /// Bodies held in memory by every transfer and the decode backlog together.
+    private let heldBodyBudget = HeldBodyBudget(limit: HeldBodyBudget.defaultLimit)
+
+    /// Streams libcurl runs at most on one HTTP/2 connection (its default, set explicitly; the
+    /// server's SETTINGS_MAX_CONCURRENT_STREAMS lowers it).
+    static let streamsPerConnection = 100
 
     // Engine thread only.
     private var scheduler: TransferScheduler
     private let options: EasyHandleOptions
     private var idleHandles: [OpaquePointer] = []
     private var running: [Int: OpaquePointer] = [:]
+    private let protocolLog = HostProtocolLog()
 
     private struct Inbox {
         var submitted: [Transfer] = []
@@ -35,10 +42,12 @@ final class Engine: @unchecked Sendable {
         guard let multi = curl_multi_init() else { throw DownloadError(.network, "cannot initialize libcurl") }
         self.configuration = configuration
         self.multi = multi
-        scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost)
+        scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost,
+                                      streamsPerConnection: Self.streamsPerConnection)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.concurrency)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
         CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        CCurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Self.streamsPerConnection)
         options = try EasyHandleOptions(configuration: configuration)
         startThread(name: "imgfetch.engine") { [self] in run() }
     }
@@ -118,6 +127,7 @@ final class Engine: @unchecked Sendable {
     }
 
     private func topUp() {
+        for note in protocolLog.drain() { scheduler.learn(host: note.host, multiplexes: note.multiplexes) }
         let now = Self.monotonicNow()
         while running.count < configuration.concurrency,
               unreleased.load(ordering: .relaxed) < configuration.decodeBacklog,
@@ -139,6 +149,8 @@ final class Engine: @unchecked Sendable {
             transfer.attempts += 1
         }
         transfer.resetAttempt()
+        transfer.protocolLog = protocolLog
+        transfer.heldBodyBudget = heldBodyBudget
         transfer.requestTime = Date().timeIntervalSince1970
         let handle = idleHandles.popLast() ?? options.makeHandle()
         options.configure(handle, for: transfer)
@@ -170,7 +182,7 @@ final class Engine: @unchecked Sendable {
                 // An empty body never reached the write callback, which creates the file.
                 tempFile = try transfer.openTempFile()
             } catch {
-                finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
+                fail(transfer, error)
                 return
             }
             tempFile.finishWriting()
@@ -178,6 +190,7 @@ final class Engine: @unchecked Sendable {
             transfer.tempFile = nil
             var body = FetchedBody(tempFile: tempFile, bytes: transfer.bytes, head: transfer.head,
                                    httpStatus: transfer.status, attempts: transfer.attempts)
+            body.httpVersion = transfer.httpVersion
             body.cacheHeaders = transfer.cacheHeaders
             body.requestTime = transfer.requestTime
             body.responseTime = Date().timeIntervalSince1970
@@ -187,7 +200,7 @@ final class Engine: @unchecked Sendable {
         case .notModified:
             finish(transfer, .notModified(CacheRevalidation(cacheHeaders: transfer.cacheHeaders, requestTime: transfer.requestTime,
                                                             responseTime: Date().timeIntervalSince1970,
-                                                            attempts: transfer.attempts)))
+                                                            attempts: transfer.attempts, httpVersion: transfer.httpVersion)))
         case .redirect(let target):
             transfer.redirects += 1
             if target.origin != transfer.url.origin { transfer.leftOrigin = true }
@@ -198,12 +211,12 @@ final class Engine: @unchecked Sendable {
             let now = Date().timeIntervalSince1970
             guard let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.retryAfter,
                                                               now: now, random: Double.random(in: 0..<1)) else {
-                finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
+                fail(transfer, error)
                 return
             }
             scheduler.enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
         case .failed(let error):
-            finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny))
+            fail(transfer, error)
         }
     }
 
@@ -235,6 +248,11 @@ final class Engine: @unchecked Sendable {
             scheduler.didStop(hostKey: transfer.hostKey)
         }
         finish(transfer, .failed(DownloadError(.cancelled, "cancelled"), attempts: transfer.attempts, httpStatus: nil))
+    }
+
+    /// Ends `transfer` with `error`, with the status and protocol of its last response, if any.
+    private func fail(_ transfer: Transfer, _ error: DownloadError) {
+        finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny, httpVersion: transfer.httpVersion))
     }
 
     private func finish(_ transfer: Transfer, _ outcome: TransferOutcome) {

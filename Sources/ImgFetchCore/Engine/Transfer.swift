@@ -49,9 +49,15 @@ final class Transfer: @unchecked Sendable {
     let progressWanted = Atomic<Bool>(false)
     var progressInterval: UInt64 = 100_000_000
     private var lastProgress: UInt64?
+    /// Where the header callback notes the protocol of each response's host; set by the engine.
+    var protocolLog: HostProtocolLog?
+    /// The run's budget for bodies held in memory; set by the engine.
+    var heldBodyBudget: HeldBodyBudget?
 
     // Engine-thread state of the current attempt.
     var status = 0
+    /// The protocol of the latest response's status line.
+    var httpVersion: HTTPVersion?
     var retryAfter: String?
     var contentLength: Int64?
     var bytes: Int64 = 0
@@ -110,6 +116,7 @@ final class Transfer: @unchecked Sendable {
             bodyHasher?.reset()
         }
         status = 0
+        httpVersion = nil
         retryAfter = nil
         contentLength = nil
         lastProgress = nil
@@ -168,7 +175,7 @@ final class Transfer: @unchecked Sendable {
     /// The body's temp file, created on first use.
     func openTempFile() throws(DownloadError) -> TempFile {
         if let tempFile { return tempFile }
-        let created = try TempFile.create(in: directory)
+        let created = try TempFile.create(in: directory, budget: heldBodyBudget)
         tempFile = created
         return created
     }
@@ -189,6 +196,8 @@ final class Transfer: @unchecked Sendable {
         if first == UInt8(ascii: "H"), line.starts(with: "HTTP/".utf8) {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
             status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
+            httpVersion = HTTPVersion(statusLineProtocol: fields[0])
+            if let httpVersion { protocolLog?.note(host: hostKey, version: httpVersion) }
             retryAfter = nil
             contentLength = nil
             isChunked = false
@@ -253,7 +262,7 @@ enum TransferOutcome: Sendable {
     case fetched(FetchedBody)
     /// A conditional request was answered 304 Not Modified: the cached body is current.
     case notModified(CacheRevalidation)
-    case failed(DownloadError, attempts: Int, httpStatus: Int?)
+    case failed(DownloadError, attempts: Int, httpStatus: Int?, httpVersion: HTTPVersion? = nil)
 }
 
 /// A complete 2xx body in its temp file, ready for the decode stage.
@@ -271,6 +280,8 @@ struct FetchedBody: Sendable {
     var contentHash: String?
     /// The normalized URL the body came from, after redirects.
     var finalURL: String?
+    /// The protocol the body came over.
+    var httpVersion: HTTPVersion?
 }
 
 /// A 304 to a conditional request: the headers that update the cache entry, and the timing.
@@ -279,4 +290,5 @@ struct CacheRevalidation: Sendable {
     let requestTime: Double
     let responseTime: Double
     let attempts: Int
+    var httpVersion: HTTPVersion?
 }

@@ -5,7 +5,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case http
         /// No real progress for `--timeout`, the connect phase took too long, or `--max-time` ran out.
         case timeout
-        /// DNS, connection refused or reset, empty reply and other transport failures.
+        /// The host name did not resolve.
+        case dns
+        /// Connection refused or reset, empty reply, HTTP/2 stream errors and other transport failures.
         case network
         /// Certificate or handshake failures.
         case tls

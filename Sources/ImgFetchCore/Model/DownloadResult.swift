@@ -9,6 +9,8 @@ public struct DownloadResult: Sendable {
     public var paths: [String] = []
     /// The final HTTP status, when a response arrived.
     public var httpStatus: Int?
+    /// The protocol the final response came over, when a response arrived.
+    public var httpVersion: HTTPVersion?
     /// Body bytes received.
     public var bytes: Int64 = 0
     /// The sniffed image format.
@@ -35,10 +37,12 @@ public struct DownloadResult: Sendable {
         self.error = error
     }
 
-    public static func failed(_ error: DownloadError, attempts: Int = 0, httpStatus: Int? = nil) -> DownloadResult {
+    public static func failed(_ error: DownloadError, attempts: Int = 0, httpStatus: Int? = nil,
+                              httpVersion: HTTPVersion? = nil) -> DownloadResult {
         var result = DownloadResult(status: .failed, error: error)
         result.attempts = attempts
         result.httpStatus = httpStatus
+        result.httpVersion = httpVersion
         return result
     }
 }

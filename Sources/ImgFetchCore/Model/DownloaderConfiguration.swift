@@ -12,8 +12,14 @@ public struct DownloaderConfiguration: Sendable {
     public var outputDirectory: String
     /// Simultaneous transfers (and libcurl's total connection limit).
     public var concurrency = 16
-    /// Simultaneous transfers to one host (and libcurl's per-host connection limit).
+    /// Connections to one host (libcurl's per-host connection limit). A host that answers over
+    /// HTTP/2 runs up to `streamsPerConnection` transfers on each; one that does not, one per connection.
     public var perHost = 6
+    /// Which HTTP versions transfers may use.
+    public var httpVersion: HTTPVersionPreference = .automatic
+    /// `HOST:PORT:ADDR[,ADDR…]` entries that name addresses for host names without asking DNS
+    /// (libcurl's `CURLOPT_RESOLVE`, curl's `--resolve`).
+    public var resolve: [String] = []
     /// Which pending request starts next.
     public var order: ExecutionOrder = .fifo
     /// Seconds without real progress (under 1 KB/s) before a transfer is aborted; SDWebImage's `downloadTimeout`.

@@ -22,6 +22,9 @@ public final class TempFile: @unchecked Sendable {
     private var streaming = false
     /// The errno of a failed `writeOut`, repeated to later callers: the file is incomplete.
     private var writeOutError: Int32?
+    /// The run's budget for held bytes; `held`'s whole capacity is reserved from it. Nil: no bound
+    /// but `memoryLimit` (copies and tests).
+    private let budget: HeldBodyBudget?
 
     /// Most bytes of a body held in memory. Small enough that the bodies in flight and in the
     /// decode backlog (48 by default) hold a few MiB at most; large enough for typical web images.
@@ -34,27 +37,29 @@ public final class TempFile: @unchecked Sendable {
         case existed
     }
 
-    private init(path: String, descriptor: Int32) {
+    private init(path: String, descriptor: Int32, budget: HeldBodyBudget?) {
         self.path = path
         self.descriptor = descriptor
+        self.budget = budget
     }
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
-        held?.deallocate()
+        freeHeld()
         if !committed { unlink(path) }
     }
 
     /// Temp file names start with this, then the creating process's PID and `-`.
     static let namePrefix = ".imgfetch-"
 
-    /// Creates `DIR/.imgfetch-PID-RANDOM.part` with `O_CREAT|O_EXCL|O_NOFOLLOW`; the mode respects the umask.
-    static func create(in directory: String) throws(DownloadError) -> TempFile {
+    /// Creates `DIR/.imgfetch-PID-RANDOM.part` with `O_CREAT|O_EXCL|O_NOFOLLOW`; the mode respects
+    /// the umask. Bytes held in memory are taken from `budget` while it has room.
+    static func create(in directory: String, budget: HeldBodyBudget? = nil) throws(DownloadError) -> TempFile {
         for _ in 0..<8 {
             let name = "\(namePrefix)\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + ".part"
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
-            if fd >= 0 { return TempFile(path: path, descriptor: fd) }
+            if fd >= 0 { return TempFile(path: path, descriptor: fd, budget: budget) }
             if errno != EEXIST { throw DownloadError(.filesystem, "cannot create a temp file in \(directory): \(Errno.describe())") }
         }
         throw DownloadError(.filesystem, "cannot create a unique temp file in \(directory)")
@@ -85,16 +90,13 @@ public final class TempFile: @unchecked Sendable {
 
     /// Appends all of `bytes`; returns errno on failure.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
-        guard streaming || heldCount + bytes.count > Self.memoryLimit else {
-            hold(bytes)
-            return nil
-        }
+        if !streaming && heldCount + bytes.count <= Self.memoryLimit && hold(bytes) { return nil }
         if !streaming {
-            // Outgrew memory: what is held goes to the file, and from here on the body streams there.
+            // Outgrew memory (or the run's budget): what is held goes to the file, and from here on
+            // the body streams there.
             streaming = true
             let code = heldCount > 0 ? writeAll(UnsafeRawBufferPointer(rebasing: held![..<heldCount])) : nil
-            held?.deallocate()
-            held = nil
+            freeHeld()
             heldCount = 0
             if let code { return code }
         }
@@ -135,11 +137,14 @@ public final class TempFile: @unchecked Sendable {
         }
     }
 
-    private func hold(_ bytes: UnsafeRawBufferPointer) {
+    /// Appends `bytes` to the held ones; false, holding nothing more, when the budget has no room.
+    private func hold(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let needed = heldCount + bytes.count
         if needed > held?.count ?? 0 {
             // At least 32 KiB, doubling, capped at the limit: a small image takes one or two allocations.
-            let capacity = min(Self.memoryLimit, max(needed, (held?.count ?? 0) * 2, 32 << 10))
+            let old = held?.count ?? 0
+            let capacity = min(Self.memoryLimit, max(needed, old * 2, 32 << 10))
+            if let budget, !budget.reserve(capacity - old) { return false }
             let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
             if let held, heldCount > 0 { grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: held[..<heldCount])) }
             held?.deallocate()
@@ -149,6 +154,15 @@ public final class TempFile: @unchecked Sendable {
             (held!.baseAddress! + heldCount).copyMemory(from: source, byteCount: bytes.count)
         }
         heldCount = needed
+        return true
+    }
+
+    /// Frees the held bytes and gives their capacity back to the budget.
+    private func freeHeld() {
+        guard let held else { return }
+        budget?.release(held.count)
+        held.deallocate()
+        self.held = nil
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int32? {

@@ -1,13 +1,16 @@
 /// Pending transfers in the order they start. Engine thread only.
 ///
 /// A higher priority class always starts first; within a class FIFO starts the oldest request and
-/// LIFO the newest. At most `perHost` transfers run per host (origin). Retries wait for their
+/// LIFO the newest. A host (origin) gets `perHost` connections: until it is known to multiplex, at
+/// most `perHost` transfers run on it; once a response showed HTTP/2, up to `perHost` ×
+/// `streamsPerConnection` (the overall limit, `-j`, is the engine's). Retries wait for their
 /// start-at time, then go next. Every operation is O(log n): each host keeps a deque per class,
 /// and a heap orders the hosts that may start something by their best candidate. Heap entries that
 /// went stale (the host's best changed, or it filled up) are skipped when popped.
 struct TransferScheduler {
     let order: ExecutionOrder
     let perHost: Int
+    let streamsPerConnection: Int
 
     private struct HostQueue {
         /// One deque per priority class, highest first.
@@ -24,6 +27,9 @@ struct TransferScheduler {
     }
 
     private var hosts: [String: HostQueue] = [:]
+    /// Hosts whose latest response came over a multiplexed connection. Kept while a host is idle:
+    /// `hosts` forgets a host that has nothing pending or running.
+    private var multiplexedHosts: Set<String> = []
     private var ready = BinaryHeap<ReadyHost> { ($0.rank, $0.position) < ($1.rank, $1.position) }
     private var delayed = BinaryHeap<(startAt: UInt64, sequence: Int, transfer: Transfer)> {
         ($0.startAt, $0.sequence) < ($1.startAt, $1.sequence)
@@ -32,9 +38,27 @@ struct TransferScheduler {
     /// Queued transfers, cancelled ones included until they are skipped.
     private(set) var pendingCount = 0
 
-    init(order: ExecutionOrder, perHost: Int) {
+    init(order: ExecutionOrder, perHost: Int, streamsPerConnection: Int = 1) {
         self.order = order
         self.perHost = max(1, perHost)
+        self.streamsPerConnection = max(1, streamsPerConnection)
+    }
+
+    /// How many transfers may run on `host` at once.
+    func limit(for host: String) -> Int {
+        multiplexedHosts.contains(host) ? perHost * streamsPerConnection : perHost
+    }
+
+    /// Records whether `host` multiplexes (from a response's protocol); a host that starts to
+    /// may start more transfers at once.
+    mutating func learn(host: String, multiplexes: Bool) {
+        if multiplexes {
+            guard multiplexedHosts.insert(host).inserted else { return }
+            markReady(host)
+        } else {
+            // Transfers already running stay; libcurl queues any beyond the host's connections.
+            multiplexedHosts.remove(host)
+        }
     }
 
     var isEmpty: Bool { pendingCount == 0 && delayed.isEmpty }
@@ -57,7 +81,7 @@ struct TransferScheduler {
     mutating func next(now: UInt64) -> Transfer? {
         releaseDueRetries(now: now)
         while let entry = ready.popMin() {
-            guard var queue = hosts[entry.host], queue.running < perHost,
+            guard var queue = hosts[entry.host], queue.running < limit(for: entry.host),
                   let best = bestClass(of: queue), place(of: best.transfer) == (entry.rank, entry.position) else {
                 continue  // stale entry
             }
@@ -137,7 +161,7 @@ struct TransferScheduler {
 
     /// Pushes the host's current best candidate, if it may start one; older entries of the host go stale.
     private mutating func markReady(_ host: String) {
-        guard let queue = hosts[host], queue.running < perHost, let best = bestClass(of: queue) else { return }
+        guard let queue = hosts[host], queue.running < limit(for: host), let best = bestClass(of: queue) else { return }
         let (rank, position) = place(of: best.transfer)
         ready.push(ReadyHost(rank: rank, position: position, host: host))
     }

@@ -84,7 +84,7 @@ extension TransportFaultTests {
         // .invalid never resolves (RFC 6761): the resolver answers NXDOMAIN without asking the network.
         let url = "http://nonexistent.invalid/a.jpg"
         let run = try fetchBesideGoodURL([url], ["--retries", "3"])
-        assertFailed(run, url, "could not resolve host nonexistent.invalid", kind: "network", attempts: 1)
+        assertFailed(run, url, "could not resolve host nonexistent.invalid", kind: "dns", attempts: 1)
     }
 
     func testConnectionRefusedIsRetriedAsTransient() throws {
@@ -141,7 +141,7 @@ extension TransportFaultTests {
         let shown = "http://bob:***@127.0.0.1:\(server.port)/status/404"
         assertFailed(tsv, shown, "HTTP 404", kind: "http", attempts: 1)
         assertFailed(tsv, "http://bob:***@nonexistent.invalid/a.jpg", "could not resolve host nonexistent.invalid",
-                     kind: "network", attempts: 1)
+                     kind: "dns", attempts: 1)
         // The secrets did go where they belong.
         XCTAssertEqual(try server.requests(to: "/status/404").first?.header("X-Api-Key"), "k-secret-123")
     }
