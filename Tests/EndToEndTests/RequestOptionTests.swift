@@ -27,6 +27,19 @@ final class RequestOptionTests: EndToEndTestCase {
         XCTAssertTrue(try server.requests(to: "/files/").first?.header("User-Agent")?.hasPrefix("imgfetch/") ?? false)
     }
 
+    func testHTTP2OffersAnH2cUpgradeOnPlainHTTPAndFallsBackToHTTP11() throws {
+        _ = try addJPEG("a.jpg")
+        _ = try addJPEG("b.jpg")
+        let plain = try fetch([server.url("/files/a.jpg")])
+        XCTAssertEqual(plain.exitCode, 0, plain.stderr)
+        XCTAssertNil(try server.requests(to: "/files/a.jpg").first?.header("Upgrade"))
+        // This server does not speak h2c: it answers over HTTP/1.1, and the item is saved as usual.
+        let offered = try fetch([server.url("/files/b.jpg")], ["--http2", "--jsonl"])
+        XCTAssertEqual(offered.exitCode, 0, offered.stderr)
+        XCTAssertTrue(offered.stdout.contains("\"http_version\":\"1.1\""), offered.stdout)
+        XCTAssertEqual(try server.requests(to: "/files/b.jpg").first?.header("Upgrade"), "h2c")
+    }
+
     func testCredentialsAndHeadersStayOnTheirOrigin() throws {
         let other = try TestServer()
         defer { other.stop() }

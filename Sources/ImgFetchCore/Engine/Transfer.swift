@@ -21,7 +21,12 @@ final class Transfer: @unchecked Sendable {
     let priority: RequestPriority
     var isCancelled = false
     var isFinished = false
-    var currentURL: ParsedURL
+    var currentURL: ParsedURL {
+        didSet { hostKey = currentURL.origin }
+    }
+    /// Per-host bookkeeping key for the scheduler: the current URL's origin, built once per hop
+    /// (the scheduler and the header callback ask for it several times per transfer).
+    private(set) var hostKey: String
     var redirects = 0
     /// Once a redirect left the original origin, credentials and custom headers stay off for the chain.
     var leftOrigin = false
@@ -79,6 +84,7 @@ final class Transfer: @unchecked Sendable {
         self.priority = priority
         self.url = url
         self.currentURL = url
+        hostKey = url.origin
         self.directory = directory
         self.maxSize = maxSize
         self.validators = validators
@@ -101,8 +107,6 @@ final class Transfer: @unchecked Sendable {
 
     var statusIfAny: Int? { status == 0 ? nil : status }
 
-    /// Per-host bookkeeping key for the scheduler.
-    var hostKey: String { currentURL.origin }
 
     /// libcurl's error text for the last attempt, if it wrote one.
     var curlErrorText: String? {

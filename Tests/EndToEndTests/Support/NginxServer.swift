@@ -175,8 +175,19 @@ extension Array where Element == NginxRequest {
     var connections: Set<Int> { Set(map(\.connection)) }
 
     /// The most requests that were in progress at one moment.
-    var peakConcurrency: Int {
-        let events = flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+    var peakConcurrency: Int { Self.peakOverlap(map { ($0.start, $0.end) }) }
+
+    /// The most connections that were serving requests at one moment (each from its first
+    /// request's start to its last one's end).
+    var peakConnections: Int {
+        Self.peakOverlap(Dictionary(grouping: self, by: \.connection).values.map { requests in
+            (requests.map(\.start).min()!, requests.map(\.end).max()!)
+        })
+    }
+
+    private static func peakOverlap(_ spans: [(start: Double, end: Double)]) -> Int {
+        // An end sorts before a start at the same moment: back-to-back spans do not overlap.
+        let events = spans.flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
         var current = 0
         var peak = 0
         for event in events {
