@@ -35,6 +35,8 @@ final class NetworkOptionTests: XCTestCase {
                        "invalid value 'a.example:443:localhost' for '--resolve': 'localhost' is not an IPv4 or IPv6 address")
         XCTAssertEqual(message(["--resolve", "a.example:443:127.0.0.1,"]),
                        "invalid value 'a.example:443:127.0.0.1,' for '--resolve': '' is not an IPv4 or IPv6 address")
+        let long = String(repeating: "a", count: 256)
+        XCTAssertEqual(message(["--resolve", "\(long):443:127.0.0.1"]), "invalid value '\(long):443:127.0.0.1' for '--resolve': \(shape)")
         XCTAssertEqual(message(["--resolve", "a.example:443:127.0.0.256"]),
                        "invalid value 'a.example:443:127.0.0.256' for '--resolve': '127.0.0.256' is not an IPv4 or IPv6 address")
     }

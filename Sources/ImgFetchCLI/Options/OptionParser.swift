@@ -357,12 +357,15 @@ enum ValueParser {
         return value
     }
 
-    /// curl's `HOST:PORT:ADDR[,ADDR…]`: a host name, a port from 1 to 65535, and numeric IPv4 or
-    /// IPv6 addresses (IPv6 may be bracketed). Returned as given, for libcurl's `CURLOPT_RESOLVE`.
+    /// curl's `HOST:PORT:ADDR[,ADDR…]` form: a host name, a port from 1 to 65535, and numeric IPv4
+    /// or IPv6 addresses (IPv6 may be bracketed). curl's other forms (`+HOST…` for a temporary
+    /// entry, `-HOST:PORT` to remove one) mean nothing for one run and are refused. Returned as
+    /// given, for libcurl's `CURLOPT_RESOLVE`.
     static func resolveEntry(_ value: String, for option: String) throws(UsageError) -> String {
         let expected = "expected HOST:PORT:ADDRESS[,ADDRESS...] with numeric addresses"
         let parts = value.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[0].hasPrefix("+"), !parts[0].hasPrefix("-"),
+        // libcurl keeps host names of up to 255 bytes here; a longer one would fail every transfer.
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].utf8.count < 256, !parts[0].hasPrefix("+"), !parts[0].hasPrefix("-"),
               !parts[0].unicodeScalars.contains(where: { $0 == "/" || $0 == "[" || $0.properties.isWhitespace }) else {
             throw invalid(value, option, expected)
         }

@@ -172,6 +172,7 @@ final class Engine: @unchecked Sendable {
     private func complete(_ handle: OpaquePointer, code: CURLcode) {
         let transfer = detach(handle)
         let decision = AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
+        options.transferCompleted()
         idleHandles.append(handle)
         scheduler.didStop(hostKey: transfer.hostKey)
 
@@ -214,6 +215,9 @@ final class Engine: @unchecked Sendable {
                 fail(transfer, error)
                 return
             }
+            // The next attempt makes a new temp file at its first byte: a waiting retry holds no
+            // descriptor and none of the held-body budget, however many wait.
+            transfer.tempFile = nil
             scheduler.enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
         case .failed(let error):
             fail(transfer, error)
