@@ -6,6 +6,8 @@ which installs the tools and builds imgfetch, gen_corpus and decode_limit first.
 Within a scenario the tools alternate run by run (A B C ... A B C ...): one warm-up round, then
 the counted rounds; medians of the counted runs are reported. A scenario with a time budget
 stops adding rounds once it is over budget and has at least 3 counted runs (the table says so).
+The WAN-shaped group (wan.py: wan-h2, wan-hosts, wan-plain; `--only wan` for all three) runs last,
+on an nginx of its own.
 """
 from __future__ import annotations
 
@@ -26,12 +28,15 @@ import corpus  # noqa: E402
 from outputfs import OutputFilesystem  # noqa: E402
 import report  # noqa: E402
 import rerun  # noqa: E402
+import wan  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
 from server import Server  # noqa: E402
 from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Imgfetch, Tool, Wget2, versions  # noqa: E402
 
 FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS}
 QUICK_SIZES = {"small": 300, "large": 6, "png": 60, "dup": 300, "tiny": 10_000}
+WAN_FILES = {"full": 2000, "quick": 500}     # URLs per WAN case (wan.py)
+WAN_RUNS = {"full": 2, "quick": 1}           # counted runs per WAN case: at 100 KB/s they are slow
 RUN_TIMEOUT = 300.0
 TMPFS_OUT = "/dev/shm/imgfetch-bench-out"  # removed by Scripts/bench's exit trap too
 
@@ -230,12 +235,16 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,rerun,version")
-    parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2)")
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,rerun,version, "
+                        "wan-h2,wan-hosts,wan-plain (or wan for all three)")
+    parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
+                        "quick 1)")
     parser.add_argument("--output", help="Markdown file to write (default BENCHMARKS.md; "
                         ".bench/BENCHMARKS-partial.md with --quick or --only)")
     args = parser.parse_args()
     args.imgfetch = os.path.abspath(args.imgfetch)
+    if args.only:  # "wan" names the whole WAN-shaped group
+        args.only = ",".join(k for key in args.only.split(",") for k in (wan.KEYS if key == "wan" else (key,)))
     bench_dir = os.path.abspath(args.bench_dir)
     os.makedirs(os.path.join(bench_dir, "logs"), exist_ok=True)
     output = args.output or (os.path.join(bench_dir, "BENCHMARKS-partial.md") if args.quick or args.only
@@ -263,6 +272,18 @@ def main() -> int:
                                             OUTPUT_FS.renew)
             first_file = os.path.join(www, "small", sorted(os.listdir(os.path.join(www, "small")))[0])
             corpus_age = (time.time() - os.path.getmtime(first_file)) / 86400
+        wan_wanted = {k for k in wan.KEYS if not args.only or k in args.only.split(",")}
+        mode = "quick" if args.quick else "full"
+        wan_cases, wan_error = [], ""
+        if wan_wanted:
+            try:
+                wan_cases = wan.run_all(wan_wanted, args.imgfetch, bench_dir, www, WAN_FILES[mode],
+                                        args.runs or WAN_RUNS[mode], output_root(bench_dir), OUTPUT_FS.renew,
+                                        lambda out: discard_output(out, bench_dir))
+            except RuntimeError as error:
+                # No certificate or no WAN nginx: the other scenarios' results still get written.
+                wan_error = str(error)
+                print(f"bench: WAN-shaped scenarios not run: {wan_error}", flush=True)
     finally:
         server.stop()
         # The runs' outputs on disk were kept until now (see discard_output).
@@ -276,8 +297,9 @@ def main() -> int:
                 mode="quick" if args.quick else "full", elapsed=time.monotonic() - began,
                 load_before=load_before, versions=versions(args.imgfetch, os.path.join(bench_dir, "venv")),
                 version_ms=version[0], version_method=version[1],
-                rerun_lines=rerun.render(rerun_results, corpus_age if rerun_results else None))
-    text = report.render(meta, scenarios, output)
+                rerun_lines=rerun.render(rerun_results, corpus_age if rerun_results else None),
+                wan_error=wan_error)
+    text = report.render(meta, scenarios, output, wan_cases)
     with open(output, "w") as f:
         f.write(text)
     print(text)

@@ -1,11 +1,13 @@
 """Writes the Markdown report: machine, versions, issue 8's targets (met / not met), one table per
-scenario, and the method. Hand-written notes after NOTES_MARKER in an existing report are kept.
+scenario, the method, and the WAN-shaped scenarios (issue 13) with their own targets. Hand-written
+notes after NOTES_MARKER in an existing report are kept.
 """
 from __future__ import annotations
 
 import os
 import platform
 
+import wan
 from measure import Summary
 
 NOTES_MARKER = "<!-- Notes below this line are written by hand and kept when Scripts/bench rewrites the file. -->"
@@ -147,7 +149,7 @@ def targets(meta, scenarios) -> list[tuple[str, str, str]]:
     return rows
 
 
-def render(meta, scenarios, existing_path: str | None = "BENCHMARKS.md") -> str:
+def render(meta, scenarios, existing_path: str | None = "BENCHMARKS.md", wan_cases=()) -> str:
     v = meta["versions"]
     out = ["# Benchmarks", "",
            f"Written by `Scripts/bench` ({meta['mode']} mode) on {meta['date']}; the run took "
@@ -211,6 +213,8 @@ def render(meta, scenarios, existing_path: str | None = "BENCHMARKS.md") -> str:
             "writes each image as PPM (no temp file, no rename).",
             "- Corpus: deterministic (seeded), generated once by `Scripts/bench-support/gen_corpus.c` and cached "
             "under `.bench/corpus/`.", ""]
+    if wan_cases or meta.get("wan_error"):
+        out += wan_section(wan_cases, meta.get("wan_error", ""))
     notes = ""
     if existing_path and os.path.exists(existing_path):
         with open(existing_path) as f:
@@ -221,3 +225,217 @@ def render(meta, scenarios, existing_path: str | None = "BENCHMARKS.md") -> str:
     if notes:
         out += [notes, ""]
     return "\n".join(out)
+
+
+# --- WAN-shaped scenarios (issue 13, Scripts/bench-support/wan.py) -----------------------------
+
+WAN_WALL_LIMIT, WAN_CPU_LIMIT = 1.05, 1.3
+
+
+def _median(summary: Summary, field: str) -> float:
+    return summary.median(field) or 0.0
+
+
+def _usable(case, name) -> Summary | str:
+    """The tool's Summary if it ran cleanly, else why not (for the targets)."""
+    result = case.results.get(name)
+    if not isinstance(result, Summary):
+        return f"{name}: {result or 'not run'}"
+    if not result.runs:
+        return f"{name}: no counted run"
+    if result.failures or result.file_mismatch:
+        return f"{name}: {result.status()}"
+    return result
+
+
+def wan_table(case) -> list[str]:
+    tls = case.tls
+    curl = case.results.get("curl")
+    curl = curl if isinstance(curl, Summary) and curl.runs and not curl.failures else None
+    head = ("| tool | concurrency | HTTP | wall s | CPU s (user+sys) | peak RSS MiB | connections "
+            + ("| full handshakes | resumed | reconnects resumed " if tls else "")
+            + "| × curl (wall) | × curl (CPU) | files | runs | status |")
+    lines = [head, "|---|--:|---|--:|--:|--:|--:|" + ("--:|--:|--:|" if tls else "") + "--:|--:|--:|--:|---|"]
+    blanks = 9 + (3 if tls else 0)
+    for tool in case.tools:
+        j = case.concurrency.get(tool.name, "–")
+        result = case.results.get(tool.name)
+        if not isinstance(result, Summary) or not result.runs:
+            why = result if not isinstance(result, Summary) else "no counted run"
+            lines.append(f"| {tool.name} | {j} |{' – |' * blanks} 0 | {_cell(why or 'not run')} |")
+            continue
+        wall, cpu = _median(result, "wall"), _median(result, "cpu")
+        rss = _median(result, "rss_kib") / 1024
+        connections, accepted = _median(result, "connections"), _median(result, "accepted")
+        conn = f"{connections:.0f}"
+        if round(accepted) > round(connections):
+            conn += f" (+{accepted - connections:.0f} without a request)"
+        protocol = next((r.protocols for r in (result.ok_runs or result.runs) if r.protocols), "–")
+        row = f"| {tool.name} | {j} | {protocol} | {wall:.2f} | {cpu:.2f} | {rss:.1f} | {conn} |"
+        if tls:
+            reconnects = _median(result, "reconnects")
+            row += (f" {_median(result, 'full_handshakes'):.0f} | {_median(result, 'resumed'):.0f} "
+                    f"| {_median(result, 'reconnects_resumed'):.0f} of {reconnects:.0f} |")
+        vs_wall = f"{wall / _median(curl, 'wall'):.2f}" if curl and not result.failures else "–"
+        vs_cpu = f"{cpu / _median(curl, 'cpu'):.2f}" if curl and not result.failures and _median(curl, "cpu") else "–"
+        row += f" {vs_wall} | {vs_cpu} | {_median(result, 'files'):.0f} | {len(result.runs)} | {_cell(result.status())} |"
+        lines.append(row)
+    return lines
+
+
+def wan_targets(cases) -> list[tuple[str, str, str]]:
+    """(target, measured, verdict) for each of issue 13's targets."""
+    by_key = {c.key: c for c in cases}
+    rows = []
+
+    def versus(key, label, name, field, limit):
+        case = by_key.get(key)
+        if not case:
+            rows.append((label, "scenario not run", "not measured"))
+            return
+        a, b = _usable(case, name), _usable(case, "curl")
+        for r in (a, b):
+            if isinstance(r, str):
+                rows.append((label, r, "not met" if "FAILED" in r or "MISMATCH" in r else "not measured"))
+                return
+        x, y = _median(a, field), _median(b, field)
+        ratio = x / y if y else float("inf")
+        other = "CPU" if field == "wall" else "wall"
+        o = "cpu" if field == "wall" else "wall"
+        rows.append((label, f"{ratio:.2f}× ({x:.2f} s vs {y:.2f} s; {other} {_median(a, o):.2f} s vs "
+                     f"{_median(b, o):.2f} s)", "met" if ratio <= limit else "not met"))
+
+    for key, what in (("wan-h2", f"(a) one HTTP/2 host, -j {wan.H2_J}"),
+                      ("wan-hosts", f"(b) {wan.HOSTS} HTTPS hosts, -j {wan.HOSTS_J}")):
+        versus(key, f"{what}: imgfetch (verification on) wall ≤ {WAN_WALL_LIMIT} × curl", "imgfetch", "wall",
+               WAN_WALL_LIMIT)
+        versus(key, f"{what}: `imgfetch --no-decode` CPU ≤ {WAN_CPU_LIMIT} × curl", "imgfetch --no-decode",
+               "cpu", WAN_CPU_LIMIT)
+
+    plain = by_key.get("wan-plain")
+    label = f"(c) plain HTTP, {wan.HOSTS} hosts: imgfetch at -j {wan.PLAIN_J} faster than every peer at its maximum"
+    if not plain:
+        rows.append((label, "scenario not run", "not measured"))
+    else:
+        mine = _usable(plain, "imgfetch")
+        if isinstance(mine, str):
+            rows.append((label, mine, "not met" if "FAILED" in mine or "MISMATCH" in mine else "not measured"))
+        else:
+            ours, parts, beaten, compared = _median(mine, "wall"), [], True, 0
+            for tool in plain.tools:
+                if tool.name.startswith("imgfetch"):
+                    continue
+                theirs = _usable(plain, tool.name)
+                if isinstance(theirs, str):
+                    parts.append(f"{_cell(theirs)} (not compared)")
+                    continue
+                wall = _median(theirs, "wall")
+                compared += 1
+                beaten &= ours < wall
+                parts.append(f"{tool.name} -j {plain.concurrency[tool.name]}: {wall:.2f} s ({wall / ours:.2f}×)")
+            measured = f"imgfetch {ours:.2f} s; " + "; ".join(parts)
+            rows.append((label, measured, ("met" if beaten else "not met") if compared else "not measured"))
+        rss_limit = wan.RSS_BASE_MIB + wan.RSS_PER_TRANSFER_KIB * wan.PLAIN_J / 1024
+        label = (f"(c) imgfetch -j {wan.PLAIN_J}: peak RSS ≤ {wan.RSS_BASE_MIB} MiB + {wan.RSS_PER_TRANSFER_KIB} KiB × "
+                 f"{wan.PLAIN_J} = {rss_limit:.1f} MiB (max over runs)")
+        runs = [r for tool in plain.tools if tool.name.startswith("imgfetch")
+                for r in (_summary(plain, tool.name).runs if _summary(plain, tool.name) else [])]
+        if runs:
+            worst = max(r.rss_kib for r in runs) / 1024
+            rows.append((label, f"{worst:.1f} MiB", "met" if worst <= rss_limit else "not met"))
+        else:
+            rows.append((label, "not run", "not measured"))
+
+    hosts = by_key.get("wan-hosts")
+    label1 = f"TLS, {wan.HOSTS} hosts at `--per-host 6`: at most one full handshake per connection"
+    label2 = f"TLS, {wan.HOSTS} hosts at `--per-host 6`: resumed sessions for reconnects"
+    variants = [(t.name, _summary(hosts, t.name)) for t in hosts.tools if t.name.startswith("imgfetch")] if hosts else []
+    variants = [(n, s) for n, s in variants if s]
+    if not variants:
+        why = "scenario not run" if not hosts else "; ".join(
+            f"{t.name}: {hosts.results.get(t.name)}" for t in hosts.tools if t.name.startswith("imgfetch"))
+        rows += [(label1, _cell(why), "not measured"), (label2, _cell(why), "not measured")]
+        return rows
+    first, second, ok1, ok2, any_reconnect = [], [], True, True, False
+    for name, summary in variants:
+        runs = summary.runs
+        full, conns = sum(r.full_handshakes for r in runs), sum(r.connections for r in runs)
+        accepted = sum(r.accepted for r in runs)
+        reconnects, resumed = sum(r.reconnects for r in runs), sum(r.reconnects_resumed for r in runs)
+        ok1 &= all(r.full_handshakes <= r.connections and r.accepted <= r.connections for r in runs)
+        ok2 &= resumed == reconnects
+        any_reconnect |= reconnects > 0
+        n = len(runs)
+        first.append(f"{name}: {full / n:.0f} full handshakes, {conns / n:.0f} connections with requests, "
+                     f"{accepted / n:.0f} accepted")
+        second.append(f"{name}: {resumed / n:.0f} of {reconnects / n:.0f} reconnects resumed "
+                      f"({sum(r.resumed for r in runs) / n:.0f} resumed in all)")
+    per_run = " (per run, mean of the counted runs)"
+    rows.append((label1, "; ".join(first) + per_run, "met" if ok1 else "not met"))
+    rows.append((label2, "; ".join(second) + per_run,
+                 ("met" if ok2 else "not met") if any_reconnect else "not measured (no reconnect happened)"))
+    return rows
+
+
+def wan_section(cases, error: str = "") -> list[str]:
+    out = ["## WAN-shaped scenarios", ""]
+    if error:
+        return out + [f"Not run: {_cell(error)}", ""]
+    out += ["One nginx of its own (`Scripts/bench-support/nginx-wan.conf.in`): host `img-N.imgfetch.test` is "
+            "127.0.1.N (N = 1…250), each address with its own listening sockets; HTTPS with HTTP/2 on one port "
+            "and plain HTTP on another; a certificate made for each bench by `openssl req -x509` (P-256, signed "
+            "by a CA made alongside it; SANs `*.imgfetch.test`, 127.0.0.1 and every host address), verified by "
+            "every tool against that CA; every response sent at 100 KB/s (`limit_rate 100k`, with "
+            "`sendfile_max_chunk 16k` so that the limit holds for small files too), so a 40 KB image takes about "
+            "a third of a second and the transfers overlap as over a WAN.",
+            "",
+            "*concurrency*: what the tool ran at (imgfetch `-j`; curl `--parallel-max`; wget2 `--max-threads` × "
+            "`--http2-request-window`; aria2c `-j`; img2dataset `--thread_count`). *HTTP*: the protocol nginx "
+            "logged. *connections*: connections that carried a request (from the access log's `$connection`); "
+            "*without a request*: connections nginx accepted (stub_status) that never sent one. *full "
+            "handshakes* / *resumed*: connections by `$ssl_session_reused`. *reconnects resumed*: of the "
+            "connections opened to a host while another connection to it was already serving a request "
+            "(so its handshake was over and the client had been sent that host's session ticket), how many "
+            "resumed it. *× curl*: over curl's median in the same "
+            "case. Medians of the counted runs, as above.",
+            "",
+            "### Targets (issue 13)", "", "| target | measured | verdict |", "|---|---|---|"]
+    out += [f"| {t} | {_cell(m)} | **{verdict}** |" for t, m, verdict in wan_targets(cases)]
+    out.append("")
+    for case in cases:
+        out += [f"### {case.title}", ""]
+        if case.notes:
+            out += case.notes + [""]
+        out += wan_table(case)
+        extra = []
+        if case.other_cpu is not None:
+            extra.append(f"Other CPU: {case.other_cpu:.2f} s per run (median)")
+        if case.server_cpu is not None:
+            extra.append(f"nginx: {case.server_cpu:.2f} s of CPU per run (median)")
+        if extra:
+            out += ["", ". ".join(extra) + "."]
+        out.append("")
+    out += ["### Method (WAN-shaped)", "",
+            "- Host names for the tools with a resolve option: imgfetch `--resolve HOST:PORT:ADDR` (one per "
+            "host), curl `resolve = ...` lines in its `-K` config. The others get the same list with the "
+            "addresses in place of the names (`https://127.0.1.N:PORT/...`): wget2 1.99 has no "
+            "`--dns-cache-preload`, aria2c and img2dataset no resolve option at all; they verify the address "
+            "against the certificate's IP SANs and send no SNI.",
+            "- CA file: imgfetch and curl `--cacert`, wget2 and aria2c `--ca-certificate`, img2dataset "
+            "`SSL_CERT_FILE` (urllib's default context). wget2 also gets `--tls-resume` with a new "
+            "`--tls-session-file` each run (resumption is off by default in wget2) and `--no-ocsp`.",
+            "- Commands: `imgfetch LIST -o DIR -j N -q --cacert CA --resolve … [--no-decode | --http1.1]` "
+            "(`--per-host` left at its default, 6); `curl --parallel --parallel-max N -s -S --fail --cacert CA "
+            "--output-dir DIR -K CFG`; `wget2 --max-threads=T --http2-request-window=W …` (T × W = N; over "
+            "HTTPS one thread with N streams for one host, N threads with one stream each for 250 hosts); "
+            "`aria2c -j N -x 1 --ca-certificate CA …`; `img2dataset --thread_count N --processes_count 1 …`; "
+            "otherwise as in the Method above.",
+            "- Concurrency: (a) 64 and (b) 256 for every tool; (c) imgfetch 1000, curl 300 (its cap), wget2, "
+            "aria2c and img2dataset 1000, imgfetch's (none of them has a lower cap).",
+            "- Lists: the small set's files (2000, 500 with `--quick`). (a) all on img-1, in file order; (b) and "
+            "(c) file i on host i mod 250 + 1, then shuffled with a fixed seed, so a host has 8 files and, "
+            "at any moment, several transfers or none.",
+            "- One warm-up round on the first eighth of each list, then the counted rounds (2; 1 with "
+            "`--quick`; `--runs` sets both; img2dataset, which needs 5–6 s to start and is the slowest by far, "
+            "has 1); tools alternate run by run; output into a new ext4 per run as above.", ""]
+    return out
