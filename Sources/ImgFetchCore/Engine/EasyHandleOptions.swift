@@ -2,16 +2,13 @@ import CCurl
 import FoundationEssentials
 import Glibc
 
-/// The libcurl options every transfer runs with, and what they point to: the custom header list,
-/// the `--resolve` list and the run's share handle. Used by the engine thread only.
+/// The libcurl options every transfer runs with, and what they point to: the custom header list
+/// and the run's share handle (which holds the `--resolve` entries). Used by the engine thread only.
 final class EasyHandleOptions {
     private let configuration: DownloaderConfiguration
     private let headerList: UnsafeMutablePointer<curl_slist>?
-    private let resolveList: UnsafeMutablePointer<curl_slist>?
     private let share: ConnectionShare
     private let receiveBufferSize: Int
-    /// Whether the shared DNS cache holds the `--resolve` entries already; see `configure`.
-    private var resolveLoaded = false
 
     /// Redirects followed before a transfer fails.
     static let maxRedirects = 10
@@ -23,8 +20,11 @@ final class EasyHandleOptions {
         self.configuration = configuration
         share = try ConnectionShare(cookieJar: configuration.cookieJar)
         headerList = Self.list(configuration.headers)
-        resolveList = Self.list(configuration.resolve)
         receiveBufferSize = Self.receiveBufferSize(concurrency: configuration.concurrency)
+        if let resolveList = Self.list(configuration.resolve) {
+            defer { curl_slist_free_all(resolveList) }
+            try share.loadResolveEntries(resolveList)
+        }
     }
 
     private static func list(_ lines: [String]) -> UnsafeMutablePointer<curl_slist>? {
@@ -110,11 +110,6 @@ final class EasyHandleOptions {
         let userdata = Unmanaged.passUnretained(transfer).toOpaque()
         CCurl_easy_setopt_string(handle, CURLOPT_URL, transfer.currentURL.normalized)
         CCurl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, waitsForMultiplexing(transfer.currentURL) ? 1 : 0)
-        // libcurl parses the whole --resolve list into the DNS cache at the start of every transfer
-        // that carries it (250 entries: a tenth of the CPU of 2000 small transfers). The entries
-        // it adds are permanent, and the cache is the run's share, so once any transfer has
-        // started with the list (it has when one completes) later ones need not carry it.
-        if resolveList != nil { CCurl_easy_setopt_slist(handle, CURLOPT_RESOLVE, resolveLoaded ? nil : resolveList) }
         CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
@@ -136,12 +131,6 @@ final class EasyHandleOptions {
         return list
     }
 
-    /// A transfer configured by `configure` has finished: it went through libcurl's start, which
-    /// loaded the `--resolve` entries into the shared DNS cache.
-    func transferCompleted() {
-        resolveLoaded = true
-    }
-
     /// Writes the cookie jar, if there is one.
     func saveCookies() {
         share.saveCookies()
@@ -150,7 +139,6 @@ final class EasyHandleOptions {
     /// Frees what the options point to; every easy handle must be cleaned up first.
     func cleanUp() {
         curl_slist_free_all(headerList)
-        curl_slist_free_all(resolveList)
         share.cleanUp()
     }
 }

@@ -172,7 +172,6 @@ final class Engine: @unchecked Sendable {
     private func complete(_ handle: OpaquePointer, code: CURLcode) {
         let transfer = detach(handle)
         let decision = AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
-        options.transferCompleted()
         idleHandles.append(handle)
         scheduler.didStop(hostKey: transfer.hostKey)
 
