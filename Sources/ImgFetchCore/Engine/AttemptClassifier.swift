@@ -124,9 +124,13 @@ enum AttemptClassifier {
         }
     }
 
-    private static func timeoutError(_ detail: String, _ transfer: Transfer,
+    static func timeoutError(_ detail: String, _ transfer: Transfer,
                                      configuration: DownloaderConfiguration) -> DownloadError {
         let seconds = max(1, Int(configuration.timeout.rounded(.up)))
+        if detail.hasPrefix("Resolving timed out") || detail.hasPrefix("Could not resolve host") {
+            // The resolver did not answer within --connect-timeout: a DNS failure that a retry may cure.
+            return DownloadError(.dns, "could not resolve host \(transfer.currentURL.host): \(detail)")
+        }
         if detail.contains("too slow") && transfer.status == 0 {
             // Connected, but no response header arrived: a server that accepts and never answers.
             return DownloadError(.timeout, "timed out: no response for \(seconds) s (--timeout)")
