@@ -43,7 +43,7 @@ public enum ImgFetchCommand {
         do {
             let lists = try ListSource.openAll(options.lists)
             try prepareOutputDirectory(options.outputDirectory)
-            let backlog = DownloaderConfiguration(outputDirectory: ".").decodeBacklog
+            let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog),
                                            concurrency: options.concurrency)
             reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }

@@ -21,7 +21,7 @@ final class OpenFileLimitTests: EndToEndTestCase {
         let run = try ImgFetchRunner.runShell("ulimit -n 200 && exec '\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 1024")
         XCTAssertEqual(run.exitCode, 2)
         XCTAssertEqual(run.stdout, "")
-        XCTAssertEqual(run.stderr, "imgfetch: -j 1024 needs up to 2144 open files, but the limit is 200 (ulimit -Hn); "
+        XCTAssertEqual(run.stderr, "imgfetch: -j 1024 needs up to 2624 open files, but the limit is 200 (ulimit -Hn); "
                        + "use a lower -j or raise the limit\n")
         XCTAssertEqual(try server.requests().count, 0)
     }

@@ -25,4 +25,17 @@ final class DownloaderConfigurationTests: XCTestCase {
         configuration.decodeThreads = 0
         XCTAssertEqual(configuration.effectiveDecodeThreads, 1)
     }
+
+    func testTheDecodeBacklogGrowsWithConcurrency() {
+        var configuration = DownloaderConfiguration(outputDirectory: "/tmp")
+        XCTAssertEqual(configuration.effectiveDecodeBacklog, 32)
+        configuration.concurrency = 64
+        XCTAssertEqual(configuration.effectiveDecodeBacklog, 32)
+        configuration.concurrency = 1000
+        XCTAssertEqual(configuration.effectiveDecodeBacklog, 500)
+        configuration.decodeBacklog = 8
+        XCTAssertEqual(configuration.effectiveDecodeBacklog, 8)
+        configuration.decodeBacklog = 0
+        XCTAssertEqual(configuration.effectiveDecodeBacklog, 1)
+    }
 }

@@ -77,7 +77,7 @@ final class Engine: @unchecked Sendable {
     /// The consumer is done with one outcome: another transfer may be admitted.
     func release() {
         let before = unreleased.subtract(1, ordering: .relaxed).oldValue
-        if Self.releaseWakesEngine(before: before, backlog: configuration.decodeBacklog) { curl_multi_wakeup(multi) }
+        if Self.releaseWakesEngine(before: before, backlog: configuration.effectiveDecodeBacklog) { curl_multi_wakeup(multi) }
     }
 
     /// Whether the release that took the backlog down from `before` must wake the engine thread.
@@ -130,7 +130,7 @@ final class Engine: @unchecked Sendable {
         for note in protocolLog.drain() { scheduler.learn(host: note.host, multiplexes: note.multiplexes) }
         let now = Self.monotonicNow()
         while running.count < configuration.concurrency,
-              unreleased.load(ordering: .relaxed) < configuration.decodeBacklog,
+              unreleased.load(ordering: .relaxed) < configuration.effectiveDecodeBacklog,
               let transfer = scheduler.next(now: now) {
             start(transfer)
         }
