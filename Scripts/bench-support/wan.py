@@ -24,7 +24,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -33,6 +32,7 @@ import urllib.request
 from typing import Callable
 
 from measure import Run, Summary, run_measured
+from server import Server
 from tools import Tool, _output
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -133,19 +133,15 @@ class ConnectionStats:
     protocols: str = ""        # e.g. "HTTP/2.0" or "HTTP/1.1 ×3, HTTP/2.0 ×1997"
 
 
-class WanServer:
+class WanServer(Server):
     """nginx from nginx-wan.conf.in on 127.0.1.1-127.0.1.N (HTTPS with HTTP/2 on one port, plain
-    HTTP on another) and 127.0.0.1 (stub_status), as a child in the foreground, as server.Server."""
+    HTTP on another) and 127.0.0.1 (stub_status), as a child in the foreground. Stopping it, its
+    CPU time and its request count are server.Server's."""
 
     def __init__(self, prefix: str, root: str, certificates: Certificates, hosts: int = HOSTS):
-        self.prefix, self.root = os.path.abspath(prefix), os.path.abspath(root)
+        super().__init__(prefix, root)
         self.certificates, self.hosts = certificates, hosts
         self.tls_port = self.plain_port = self.status_port = 0
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def access_log(self) -> str:
-        return os.path.join(self.prefix, "access.log")
 
     def port(self, scheme: str) -> int:
         return self.tls_port if scheme == "https" else self.plain_port
@@ -195,39 +191,6 @@ class WanServer:
             except OSError:
                 time.sleep(0.05)
         return False
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGQUIT)  # graceful: finish logging, then exit
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
-
-    # The interface measure.run_measured uses (as server.Server's).
-    def worker_pids(self) -> list[int]:
-        if not self.process:
-            return []
-        try:
-            with open(f"/proc/{self.process.pid}/task/{self.process.pid}/children") as f:
-                return [self.process.pid] + [int(p) for p in f.read().split()]
-        except OSError:
-            return [self.process.pid]
-
-    def cpu_seconds(self) -> float:
-        from measure import process_cpu_seconds
-        return process_cpu_seconds(self.worker_pids())
-
-    def log_offset(self) -> int:
-        return os.path.getsize(self.access_log)
-
-    def requests_since(self, offset: int) -> int:
-        time.sleep(0.02)  # a worker may still be finishing the last line of a closed connection
-        with open(self.access_log, "rb") as f:
-            f.seek(offset)
-            return f.read().count(b"\n")
 
     def accepted(self) -> int:
         """nginx's count of accepted connections, this request's own included."""

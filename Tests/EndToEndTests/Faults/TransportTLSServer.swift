@@ -82,16 +82,22 @@ struct SelfSignedCertificate: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificateFile = directory.appendingPathComponent("cert.pem").path
         keyFile = directory.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-                             "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1", "-keyout", keyFile, "-out", certificateFile]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl req failed") }
+        try makeSelfSignedCertificate(subject: "127.0.0.1", altNames: "IP:127.0.0.1", keyFile: keyFile, certificateFile: certificateFile)
     }
+}
+
+/// Writes a one-day RSA certificate for `subject` (CN) and `altNames` (subjectAltName) and its
+/// key, with `openssl req -x509`: the certificate is its own CA, so it doubles as a `--cacert`.
+func makeSelfSignedCertificate(subject: String, altNames: String, keyFile: String, certificateFile: String) throws {
+    let openssl = Process()
+    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=\(subject)",
+                         "-addext", "subjectAltName=\(altNames)", "-days", "1", "-keyout", keyFile, "-out", certificateFile]
+    openssl.standardOutput = FileHandle.nullDevice
+    openssl.standardError = FileHandle.nullDevice
+    try openssl.run()
+    openssl.waitUntilExit()
+    guard openssl.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl req failed") }
 }
 
 /// A request of the dual-scheme server's log: `tls` says whether it came over HTTPS.

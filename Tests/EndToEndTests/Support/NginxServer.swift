@@ -216,16 +216,8 @@ struct NginxCertificate: Sendable {
         certificateFile = directory.appendingPathComponent("cert.pem").path
         keyFile = directory.appendingPathComponent("key.pem").path
         let domain = NginxServer.domain
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=\(domain)",
-                             "-addext", "subjectAltName=DNS:*.\(domain),DNS:\(domain),IP:127.0.0.1", "-days", "1",
-                             "-keyout", keyFile, "-out", certificateFile]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl req failed") }
+        try makeSelfSignedCertificate(subject: domain, altNames: "DNS:*.\(domain),DNS:\(domain),IP:127.0.0.1",
+                                      keyFile: keyFile, certificateFile: certificateFile)
     }
 }
 
