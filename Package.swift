@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG"]),
-        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName"]),
+        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec"]),
@@ -27,6 +27,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
         .target(name: "CMallocTuning"),
         .target(name: "CThreadName"),
+        .target(name: "CSocketEvents"),
     ],
     swiftLanguageModes: [.v6]
 )

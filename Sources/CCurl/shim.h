@@ -38,6 +38,15 @@ static inline CURLcode CCurl_easy_setopt_xferinfo_callback(CURL *h, curl_xferinf
 static inline CURLMcode CCurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
     return curl_multi_setopt(m, o, v);
 }
+static inline CURLMcode CCurl_multi_setopt_pointer(CURLM *m, CURLMoption o, void *v) {
+    return curl_multi_setopt(m, o, v);
+}
+static inline CURLMcode CCurl_multi_setopt_socket_callback(CURLM *m, curl_socket_callback v) {
+    return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, v);
+}
+static inline CURLMcode CCurl_multi_setopt_timer_callback(CURLM *m, curl_multi_timer_callback v) {
+    return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, v);
+}
 
 static inline CURLSHcode CCurl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) {
     return curl_share_setopt(s, o, v);

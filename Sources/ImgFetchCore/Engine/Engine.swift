@@ -7,9 +7,10 @@ import Synchronization
 /// Runs every transfer on libcurl's multi interface from one dedicated thread.
 ///
 /// The engine thread owns the `CURLM`, every easy handle, the share handle and the scheduler; it
-/// loops top-up → `curl_multi_poll` → `curl_multi_perform` → drain `curl_multi_info_read`. Other
-/// threads only touch `inbox` (a `Mutex`) and `unreleased` (an `Atomic`), then call
-/// `curl_multi_wakeup`, which is thread-safe. Hence `@unchecked Sendable`.
+/// loops top-up → wait for ready sockets or libcurl's timer (`SocketEvents`) →
+/// `curl_multi_socket_action` for each → drain `curl_multi_info_read`. Other threads only touch
+/// `inbox` (a `Mutex`) and `unreleased` (an `Atomic`), then call `events.wake()`, which is
+/// thread-safe. Hence `@unchecked Sendable`.
 final class Engine: @unchecked Sendable {
     let configuration: DownloaderConfiguration
     private let multi: OpaquePointer
@@ -17,6 +18,7 @@ final class Engine: @unchecked Sendable {
     /// Outcomes handed on whose consumer has not called `release()` yet: the decode backlog.
     private let unreleased = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
+    private let events: SocketEvents
     /// Bodies held in memory by every transfer and the decode backlog together.
     private let heldBodyBudget = HeldBodyBudget(limit: HeldBodyBudget.defaultLimit)
 
@@ -42,6 +44,8 @@ final class Engine: @unchecked Sendable {
         guard let multi = curl_multi_init() else { throw DownloadError(.network, "cannot initialize libcurl") }
         self.configuration = configuration
         self.multi = multi
+        events = try SocketEvents()
+        events.attach(to: multi)
         scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost,
                                       streamsPerConnection: Self.streamsPerConnection)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.concurrency)
@@ -59,25 +63,25 @@ final class Engine: @unchecked Sendable {
             return box.submitted.count == 1
         }
         // A non-empty inbox already has a wakeup on its way: one per batch, not one per URL.
-        if wasEmpty { curl_multi_wakeup(multi) }
+        if wasEmpty { events.wake() }
     }
 
     /// Cancels a transfer wherever it is; its outcome is a `cancelled` failure.
     func cancel(_ transfer: Transfer) {
         inbox.withLock { $0.cancelled.append(transfer) }
-        curl_multi_wakeup(multi)
+        events.wake()
     }
 
     /// Cancels every transfer, running or pending; each one's outcome is a `cancelled` failure.
     func cancelAll() {
         inbox.withLock { $0.cancelEverything = true }
-        curl_multi_wakeup(multi)
+        events.wake()
     }
 
     /// The consumer is done with one outcome: another transfer may be admitted.
     func release() {
         let before = unreleased.subtract(1, ordering: .relaxed).oldValue
-        if Self.releaseWakesEngine(before: before, backlog: configuration.effectiveDecodeBacklog) { curl_multi_wakeup(multi) }
+        if Self.releaseWakesEngine(before: before, backlog: configuration.effectiveDecodeBacklog) { events.wake() }
     }
 
     /// Whether the release that took the backlog down from `before` must wake the engine thread.
@@ -94,7 +98,7 @@ final class Engine: @unchecked Sendable {
     /// Lets the engine finish what it has, then stops its thread and frees libcurl's state.
     func close() {
         inbox.withLock { $0.closing = true }
-        curl_multi_wakeup(multi)
+        events.wake()
         finished.wait()
     }
 
@@ -118,9 +122,11 @@ final class Engine: @unchecked Sendable {
             if mail.closing && running.isEmpty && scheduler.isEmpty { break }
 
             topUp()
-            curl_multi_poll(multi, nil, 0, pollTimeoutMilliseconds(), nil)
             var stillRunning: Int32 = 0
-            curl_multi_perform(multi, &stillRunning)
+            let timerDue = events.wait(timeout: waitTimeoutMilliseconds()) { socket, flags in
+                curl_multi_socket_action(multi, socket, flags, &stillRunning)
+            }
+            if timerDue { curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &stillRunning) }
             drainMessages()
         }
         shutDown()
@@ -136,10 +142,14 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    private func pollTimeoutMilliseconds() -> Int32 {
-        guard let startAt = scheduler.nextStartAt else { return 1000 }
+    /// How long the loop may wait: until libcurl's timer, a held-back retry's start, or at most a second.
+    private func waitTimeoutMilliseconds() -> Int32 {
         let now = Self.monotonicNow()
-        return startAt <= now ? 0 : Int32(min(1000, (startAt - now) / 1_000_000 + 1))
+        var timeout = events.timerMilliseconds(now: now) ?? 1000
+        if let startAt = scheduler.nextStartAt {
+            timeout = min(timeout, startAt <= now ? 0 : Int((startAt - now) / 1_000_000 + 1))
+        }
+        return Int32(min(1000, timeout))
     }
 
     private func start(_ transfer: Transfer) {
@@ -276,7 +286,7 @@ final class Engine: @unchecked Sendable {
     }
 
     deinit {
-        // Not in shutDown: decode-stage threads may still call release(), and curl_multi_wakeup needs the multi handle.
+        // Not in shutDown: decode-stage threads may still call release(), which wakes the (finished) loop.
         curl_multi_cleanup(multi)
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// One URL's download as the engine sees it: the request plus the state of its current attempt.
 ///
 /// The submitter creates it, `Engine.submit` hands it to the engine thread, and only the engine
-/// thread (including libcurl's callbacks, which run inside `curl_multi_perform` there) touches its
+/// thread (including libcurl's callbacks, which run inside `curl_multi_socket_action` there) touches its
 /// mutable state afterwards; hence `@unchecked Sendable`.
 final class Transfer: @unchecked Sendable {
     let id: Int
