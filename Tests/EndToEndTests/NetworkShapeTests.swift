@@ -106,7 +106,9 @@ final class NetworkShapeTests: XCTestCase {
         assertAllSaved(run, count: 16, httpVersion: "2")
         let log = try nginx.log()
         XCTAssertLessThanOrEqual(log.peakConnections, 2)
-        XCTAssertLessThanOrEqual(log.peakConcurrency, 8)
+        // 2 connections × 4 streams; nginx logs in milliseconds, so a stream that ends and the one
+        // that replaces it within the same millisecond can both count: allow that much slack.
+        XCTAssertLessThanOrEqual(log.peakConcurrency, 8 + 2)
     }
 
     // MARK: - Connections ending: GOAWAY, resumed sessions, a server that turns h2 off
