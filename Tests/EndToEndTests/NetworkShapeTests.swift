@@ -20,7 +20,7 @@ final class NetworkShapeTests: XCTestCase {
     }
 
     override class func tearDown() {
-        NginxCertificate.removeShared()
+        SelfSignedCertificate.remove(SelfSignedCertificate.nginx)
     }
 
     private func start(_ settings: NginxServer.Settings = NginxServer.Settings()) throws {

@@ -29,7 +29,7 @@ final class TransportFaultTests: EndToEndTestCase {
     }
 
     override class func tearDown() {
-        SelfSignedCertificate.removeShared()
+        SelfSignedCertificate.remove(SelfSignedCertificate.shared)
         super.tearDown()
     }
 

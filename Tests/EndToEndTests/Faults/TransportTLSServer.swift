@@ -63,41 +63,45 @@ final class TransportTLSServer {
     }
 }
 
-/// A one-day RSA certificate whose subjectAltName is IP 127.0.0.1, and its key: `openssl req -x509`.
+/// A one-day RSA certificate and its key, made by `openssl req -x509`; the certificate is its own
+/// CA, so it doubles as a `--cacert`.
 ///
-/// Made once per test process (key generation takes a noticeable fraction of a second) in a
-/// directory named after the process, which `removeShared()` deletes when the test class is done.
+/// Each kind is made once per test process (key generation takes a noticeable fraction of a
+/// second) in a directory named after the process, which `remove()` deletes when the test class
+/// is done.
 struct SelfSignedCertificate: Sendable {
+    let directory: URL
     let certificateFile: String
     let keyFile: String
 
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-tls-cert-\(getpid())")
-    static let shared = Result { try SelfSignedCertificate(in: directory) }
-
-    static func removeShared() {
-        try? FileManager.default.removeItem(at: directory)
+    /// For IP 127.0.0.1 only (`TransportTLSServer`).
+    static let shared = Result { try SelfSignedCertificate(kind: "tls", subject: "127.0.0.1", altNames: "IP:127.0.0.1") }
+    /// For `*.imgfetch.test`, `imgfetch.test` and 127.0.0.1 (`NginxServer`).
+    static let nginx = Result {
+        try SelfSignedCertificate(kind: "nginx", subject: NginxServer.domain,
+                                  altNames: "DNS:*.\(NginxServer.domain),DNS:\(NginxServer.domain),IP:127.0.0.1")
     }
 
-    private init(in directory: URL) throws {
+    private init(kind: String, subject: String, altNames: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-\(kind)-cert-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificateFile = directory.appendingPathComponent("cert.pem").path
         keyFile = directory.appendingPathComponent("key.pem").path
-        try makeSelfSignedCertificate(subject: "127.0.0.1", altNames: "IP:127.0.0.1", keyFile: keyFile, certificateFile: certificateFile)
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=\(subject)",
+                             "-addext", "subjectAltName=\(altNames)", "-days", "1", "-keyout", keyFile, "-out", certificateFile]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        guard openssl.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl req failed") }
     }
-}
 
-/// Writes a one-day RSA certificate for `subject` (CN) and `altNames` (subjectAltName) and its
-/// key, with `openssl req -x509`: the certificate is its own CA, so it doubles as a `--cacert`.
-func makeSelfSignedCertificate(subject: String, altNames: String, keyFile: String, certificateFile: String) throws {
-    let openssl = Process()
-    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=\(subject)",
-                         "-addext", "subjectAltName=\(altNames)", "-days", "1", "-keyout", keyFile, "-out", certificateFile]
-    openssl.standardOutput = FileHandle.nullDevice
-    openssl.standardError = FileHandle.nullDevice
-    try openssl.run()
-    openssl.waitUntilExit()
-    guard openssl.terminationStatus == 0 else { throw TestServerError.didNotStart("openssl req failed") }
+    /// Deletes the certificate made for `shared`, if it was made.
+    static func remove(_ made: Result<SelfSignedCertificate, Error>) {
+        if let certificate = try? made.get() { try? FileManager.default.removeItem(at: certificate.directory) }
+    }
 }
 
 /// A request of the dual-scheme server's log: `tls` says whether it came over HTTPS.

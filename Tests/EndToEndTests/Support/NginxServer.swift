@@ -33,7 +33,7 @@ final class NginxServer {
     static let domain = "imgfetch.test"
 
     init(_ settings: Settings = Settings()) throws {
-        let certificate = try NginxCertificate.shared.get()
+        let certificate = try SelfSignedCertificate.nginx.get()
         certificateFile = certificate.certificateFile
         self.settings = settings
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-nginx-\(UUID().uuidString)")
@@ -120,7 +120,7 @@ final class NginxServer {
     /// the old workers finish their requests (an HTTP/2 connection gets a GOAWAY).
     func reload(_ change: (inout Settings) -> Void) throws {
         change(&settings)
-        try writeConfiguration(keyFile: try NginxCertificate.shared.get().keyFile)
+        try writeConfiguration(keyFile: try SelfSignedCertificate.nginx.get().keyFile)
         kill(process.processIdentifier, SIGHUP)
     }
 
@@ -195,29 +195,6 @@ extension Array where Element == NginxRequest {
             peak = Swift.max(peak, current)
         }
         return peak
-    }
-}
-
-/// A one-day certificate for `*.imgfetch.test`, `imgfetch.test` and 127.0.0.1, and its key,
-/// made once per test process by `openssl req -x509`.
-struct NginxCertificate: Sendable {
-    let certificateFile: String
-    let keyFile: String
-
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-nginx-cert-\(getpid())")
-    static let shared = Result { try NginxCertificate(in: directory) }
-
-    static func removeShared() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private init(in directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificateFile = directory.appendingPathComponent("cert.pem").path
-        keyFile = directory.appendingPathComponent("key.pem").path
-        let domain = NginxServer.domain
-        try makeSelfSignedCertificate(subject: domain, altNames: "DNS:*.\(domain),DNS:\(domain),IP:127.0.0.1",
-                                      keyFile: keyFile, certificateFile: certificateFile)
     }
 }
 
