@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 
 // Sets the entry point's jump target: a failure anywhere below returns here with its status.
@@ -14,22 +15,73 @@
     } while (0)
 
 // In C because the failure it raises longjmps.
-void imgcodec_check_limits(imgcodec_decoder *decoder) {
+void imgcodec_check_frame_size(imgcodec_decoder *decoder, uint32_t width, uint32_t height) {
     const imgcodec_limits *limits = &decoder->limits;
-    const imgcodec_header *header = &decoder->header;
-    if (limits->max_width != 0 && header->width > limits->max_width) {
+    if (limits->max_width != 0 && width > limits->max_width) {
         imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE, "image too large: width %u exceeds the limit (%u)",
-                      header->width, limits->max_width);
+                      width, limits->max_width);
     }
-    if (limits->max_height != 0 && header->height > limits->max_height) {
+    if (limits->max_height != 0 && height > limits->max_height) {
         imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE, "image too large: height %u exceeds the limit (%u)",
-                      header->height, limits->max_height);
+                      height, limits->max_height);
     }
-    uint64_t pixels = (uint64_t)header->width * header->height;
+    uint64_t pixels = (uint64_t)width * height;
     if (limits->max_pixels != 0 && pixels > limits->max_pixels) {
         imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE,
                       "image too large: %u\xC3\x97%u pixels exceeds --max-pixels (%llu)",
-                      header->width, header->height, (unsigned long long)limits->max_pixels);
+                      width, height, (unsigned long long)limits->max_pixels);
+    }
+}
+
+// In C because the failure it raises longjmps.
+void imgcodec_check_limits(imgcodec_decoder *decoder) {
+    imgcodec_check_frame_size(decoder, decoder->header.width, decoder->header.height);
+}
+
+// In C because the failure it raises longjmps.
+void imgcodec_check_frame_total(imgcodec_decoder *decoder, uint64_t frames, uint32_t width, uint32_t height) {
+    const imgcodec_limits *limits = &decoder->limits;
+    if (limits->max_frames != 0 && frames > limits->max_frames) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE, "image too large: %llu frames exceed the limit (%u)",
+                      (unsigned long long)frames, limits->max_frames);
+    }
+    // frames ≤ 2^32 and pixels < 2^64 / 2^32 keep the product in range; past that it is over any limit.
+    uint64_t pixels = (uint64_t)width * height;
+    int overflow = frames != 0 && pixels > UINT64_MAX / frames;
+    if (limits->max_total_pixels != 0 && (overflow || pixels * frames > limits->max_total_pixels)) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE,
+                      "image too large: %llu frames of %u\xC3\x97%u pixels exceed the animation limit (%llu pixels)",
+                      (unsigned long long)frames, width, height, (unsigned long long)limits->max_total_pixels);
+    }
+}
+
+// In C because the failure it raises longjmps.
+void imgcodec_count_frame(imgcodec_decoder *decoder, uint32_t width, uint32_t height) {
+    const imgcodec_limits *limits = &decoder->limits;
+    imgcodec_check_frame_size(decoder, width, height);
+    decoder->frames_seen++;
+    decoder->frame_pixels += (uint64_t)width * height;
+    if (limits->max_frames != 0 && decoder->frames_seen > limits->max_frames) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE, "image too large: more than %u frames", limits->max_frames);
+    }
+    if (limits->max_total_pixels != 0 && decoder->frame_pixels > limits->max_total_pixels) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE,
+                      "image too large: more than %llu pixels over %u frames",
+                      (unsigned long long)limits->max_total_pixels, decoder->frames_seen);
+    }
+}
+
+// The decoders, by IMGCODEC_FORMAT_* value.
+static const imgcodec_format_ops *imgcodec_format_table(int format) {
+    switch (format) {
+    case IMGCODEC_FORMAT_JPEG: return &imgcodec_jpeg_ops;
+    case IMGCODEC_FORMAT_PNG: return &imgcodec_png_ops;
+    case IMGCODEC_FORMAT_WEBP: return &imgcodec_webp_ops;
+    case IMGCODEC_FORMAT_GIF: return &imgcodec_gif_ops;
+    case IMGCODEC_FORMAT_AVIF: return &imgcodec_avif_ops;
+    case IMGCODEC_FORMAT_TIFF: return &imgcodec_tiff_ops;
+    case IMGCODEC_FORMAT_BMP: return &imgcodec_bmp_ops;
+    default: return NULL;
     }
 }
 
@@ -46,17 +98,23 @@ static int imgcodec_decoder_open_source(imgcodec_source source, int format, cons
         return IMGCODEC_IO;
     }
     decoder->format = format;
+    decoder->ops = imgcodec_format_table(format);
     decoder->limits = *limits;
     decoder->source = source;
     decoder->header.orientation = 1;
+    decoder->header.frames = 1;
     *result = decoder;
     IMGCODEC_GUARD(decoder, message, message_size);
-    switch (format) {
-    case IMGCODEC_FORMAT_JPEG: imgcodec_jpeg_open(decoder); break;
-    case IMGCODEC_FORMAT_PNG: imgcodec_png_open(decoder); break;
-    default: imgcodec_fail(&decoder->failure, IMGCODEC_UNSUPPORTED, "unsupported: unknown image format %d", format);
+    if (decoder->ops == NULL) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_UNSUPPORTED, "unsupported: unknown image format %d", format);
     }
-    decoder->header.decode_memory += (decoder->source.fd >= 0 ? IMGCODEC_SOURCE_CAPACITY : 0) + sizeof *decoder;
+    decoder->ops->open(decoder);
+    uint64_t overhead = (decoder->source.fd >= 0 ? IMGCODEC_SOURCE_CAPACITY : 0) + sizeof *decoder;
+    decoder->header.decode_memory += overhead;
+    decoder->header.convert_memory += overhead;
+    if (decoder->header.convert_memory < decoder->header.decode_memory) {
+        decoder->header.convert_memory = decoder->header.decode_memory;
+    }
     *header = decoder->header;
     return IMGCODEC_OK;
 }
@@ -71,7 +129,8 @@ int imgcodec_decoder_open(int fd, int format, const imgcodec_limits *limits,
         snprintf(message, message_size, "out of memory");
         return IMGCODEC_IO;
     }
-    imgcodec_source source = { .fd = fd, .buffer = buffer, .capacity = IMGCODEC_SOURCE_CAPACITY };
+    off_t start = lseek(fd, 0, SEEK_CUR);
+    imgcodec_source source = { .fd = fd, .buffer = buffer, .capacity = IMGCODEC_SOURCE_CAPACITY, .start = start > 0 ? start : 0 };
     return imgcodec_decoder_open_source(source, format, limits, result, header, message, message_size);
 }
 
@@ -80,7 +139,8 @@ int imgcodec_decoder_open_memory(const unsigned char *data, size_t size, int for
                                  imgcodec_decoder **result, imgcodec_header *header,
                                  char *message, size_t message_size) {
     // The buffer is only read: the cast is for the shared source struct, which a file source writes into.
-    imgcodec_source source = { .fd = -1, .buffer = (unsigned char *)data, .capacity = size, .memory_left = size };
+    imgcodec_source source = { .fd = -1, .buffer = (unsigned char *)data, .capacity = size, .memory_left = size,
+                               .memory = data, .memory_size = size };
     return imgcodec_decoder_open_source(source, format, limits, result, header, message, message_size);
 }
 
@@ -90,8 +150,8 @@ int imgcodec_decoder_start(imgcodec_decoder *decoder, int mode, int scale_num,
     IMGCODEC_GUARD(decoder, message, message_size);
     if (decoder->started) imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "decoder already started");
     decoder->started = 1;
-    if (decoder->format == IMGCODEC_FORMAT_JPEG) imgcodec_jpeg_start(decoder, mode, scale_num >= 1 && scale_num <= 8 ? scale_num : 8);
-    else imgcodec_png_start(decoder, mode);
+    decoder->output.passes = 1;
+    decoder->ops->start(decoder, mode, scale_num >= 1 && scale_num <= 8 ? scale_num : 8);
     *output = decoder->output;
     return IMGCODEC_OK;
 }
@@ -104,8 +164,7 @@ int imgcodec_decoder_read_row(imgcodec_decoder *decoder, unsigned char *row,
     if (!decoder->started || decoder->rows_read >= total) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "read past the last row");
     }
-    if (decoder->format == IMGCODEC_FORMAT_JPEG) imgcodec_jpeg_read_row(decoder, row);
-    else imgcodec_png_read_row(decoder, row);
+    decoder->ops->read_row(decoder, row);
     decoder->rows_read++;
     return IMGCODEC_OK;
 }
@@ -117,8 +176,7 @@ int imgcodec_decoder_finish(imgcodec_decoder *decoder, char *message, size_t mes
     if (!decoder->started || decoder->rows_read != total) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "finished before the last row");
     }
-    if (decoder->format == IMGCODEC_FORMAT_JPEG) imgcodec_jpeg_finish(decoder);
-    else imgcodec_png_finish(decoder);
+    decoder->ops->finish(decoder);
     decoder->finished = 1;
     return IMGCODEC_OK;
 }
@@ -126,9 +184,8 @@ int imgcodec_decoder_finish(imgcodec_decoder *decoder, char *message, size_t mes
 // In C because it destroys libjpeg/libpng state.
 void imgcodec_decoder_close(imgcodec_decoder *decoder) {
     if (decoder == NULL) return;
-    if (decoder->format == IMGCODEC_FORMAT_JPEG) imgcodec_jpeg_destroy(decoder);
-    if (decoder->format == IMGCODEC_FORMAT_PNG) imgcodec_png_destroy(decoder);
-    if (decoder->source.fd >= 0) free(decoder->source.buffer);
+    if (decoder->ops != NULL) decoder->ops->destroy(decoder);
+    imgcodec_source_release(&decoder->source);
     free(decoder);
 }
 

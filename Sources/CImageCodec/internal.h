@@ -23,14 +23,21 @@ void imgcodec_fail(imgcodec_failure *failure, int status, const char *format, ..
 // Copies a recorded failure to the caller's buffer and returns its status; in C beside imgcodec_fail.
 int imgcodec_report(const imgcodec_failure *failure, char *message, size_t message_size);
 
-/// A buffered reader over a file descriptor, shared by the JPEG source manager and the PNG read callback.
+/// A buffered reader over a file descriptor or a file in memory, shared by every format's input.
+/// Sequential reads go through `buffer`; imgcodec_source_pread and imgcodec_source_load give the
+/// random access and the whole-file view that libtiff, libwebp and libavif need.
 typedef struct imgcodec_source {
-    int fd;                  // -1: the whole file is in memory, at `buffer`
+    int fd;                  // -1: the whole file is in memory, at `memory`
     unsigned char *buffer;   // owned (and freed) only when fd >= 0
     size_t memory_left;      // with fd -1: bytes the next fill hands out (all of them, once)
     size_t capacity;
     size_t position;
     size_t length;
+    const unsigned char *memory;  // with fd -1: the whole file (`memory_size` bytes)
+    size_t memory_size;
+    int64_t start;           // with fd >= 0: the file offset where the image starts (the fd's position at open)
+    unsigned char *loaded;   // the whole file read by imgcodec_source_load (fd >= 0 only); owned
+    size_t loaded_size;
 } imgcodec_source;
 
 #define IMGCODEC_SOURCE_CAPACITY 65536
@@ -40,6 +47,23 @@ size_t imgcodec_source_fill(imgcodec_source *source, imgcodec_failure *failure);
 
 // Copies up to `count` bytes, refilling as needed; returns fewer only at end of file. In C because it fails by longjmp.
 size_t imgcodec_source_read(imgcodec_source *source, imgcodec_failure *failure, unsigned char *out, size_t count);
+
+// Bytes in the whole file (from the image's start). In C because it fails by longjmp.
+uint64_t imgcodec_source_size(imgcodec_source *source, imgcodec_failure *failure);
+
+// Reads up to `count` bytes at `offset` (from the image's start) without moving the sequential
+// position; returns fewer only at end of file. In C because it fails by longjmp.
+size_t imgcodec_source_pread(imgcodec_source *source, imgcodec_failure *failure, uint64_t offset,
+                             unsigned char *out, size_t count);
+
+// The whole file in memory: the caller's buffer for a memory source, else read once into a buffer
+// the source owns (freed by imgcodec_source_release). Fails with IMGCODEC_TOO_LARGE past
+// `max_size` bytes (0: no limit). In C because it fails by longjmp.
+const unsigned char *imgcodec_source_load(imgcodec_source *source, imgcodec_failure *failure, uint64_t max_size,
+                                          size_t *size);
+
+// Frees what the source owns. In C beside the functions that allocate it.
+void imgcodec_source_release(imgcodec_source *source);
 
 // EXIF orientation (1...8) from a TIFF-structured Exif block, 1 when absent or malformed.
 // In C because the decoders call it while reading headers.
@@ -79,9 +103,37 @@ typedef struct imgcodec_png_state {
 /// stream has only its last few bytes left (end-of-block code and Adler-32) once the rows are out.
 #define IMGCODEC_PNG_SURPLUS_IDAT_MAX 16384
 
+typedef struct imgcodec_decoder imgcodec_decoder;
+
+/// One format's half of the decoder entry points, each called with the failure jump already set:
+/// a format fails with imgcodec_fail (status and a one-line "invalid WebP: …" message), never by
+/// returning. Whatever a format allocates hangs off `decoder->state` (or its embedded state)
+/// before anything can fail, so that `destroy` frees it after a failure at any point.
+typedef struct imgcodec_format_ops {
+    const char *name;  // "JPEG", "WebP", …: for messages
+    // Reads the header: fills decoder->header (width, height, channels, bit_depth, color,
+    // has_alpha, frames, decode_memory, convert_memory) and calls imgcodec_check_limits before any
+    // pixel memory is allocated.
+    void (*open)(imgcodec_decoder *decoder);
+    // Fills decoder->output for `mode` (IMGCODEC_MODE_*); `scale_num` (1...8) is JPEG's DCT scaling.
+    void (*start)(imgcodec_decoder *decoder, int mode, int scale_num);
+    // Fills one row of the first frame, top to bottom (PNG's interlaced passes aside).
+    void (*read_row)(imgcodec_decoder *decoder, unsigned char *row);
+    // After the last row: checks the trailer and decodes every later frame or page.
+    void (*finish)(imgcodec_decoder *decoder);
+    // Frees everything the format holds; called once, after success or failure at any point. May
+    // be called when open failed early (state NULL).
+    void (*destroy)(imgcodec_decoder *decoder);
+} imgcodec_format_ops;
+
+extern const imgcodec_format_ops imgcodec_jpeg_ops, imgcodec_png_ops, imgcodec_webp_ops, imgcodec_gif_ops,
+    imgcodec_avif_ops, imgcodec_tiff_ops, imgcodec_bmp_ops;
+
 struct imgcodec_decoder {
     imgcodec_failure failure;
     int format;
+    const imgcodec_format_ops *ops;
+    void *state;     // the state of WebP, GIF, AVIF, TIFF and BMP decoders (JPEG and PNG embed theirs below)
     int failed;      // a failure happened; later calls repeat it
     int started;
     int finished;
@@ -92,22 +144,36 @@ struct imgcodec_decoder {
     imgcodec_source source;
     imgcodec_jpeg_state jpeg;
     imgcodec_png_state png;
+    uint32_t frames_seen;     // frames counted by imgcodec_count_frame
+    uint64_t frame_pixels;    // their width × height, summed
 };
-
-// Format-specific halves of the decoder entry points; called with the failure jump already set.
-void imgcodec_jpeg_open(imgcodec_decoder *decoder);
-void imgcodec_jpeg_start(imgcodec_decoder *decoder, int mode, int scale_num);
-void imgcodec_jpeg_read_row(imgcodec_decoder *decoder, unsigned char *row);
-void imgcodec_jpeg_finish(imgcodec_decoder *decoder);
-void imgcodec_jpeg_destroy(imgcodec_decoder *decoder);
-void imgcodec_png_open(imgcodec_decoder *decoder);
-void imgcodec_png_start(imgcodec_decoder *decoder, int mode);
-void imgcodec_png_read_row(imgcodec_decoder *decoder, unsigned char *row);
-void imgcodec_png_finish(imgcodec_decoder *decoder);
-void imgcodec_png_destroy(imgcodec_decoder *decoder);
 
 // Fails with IMGCODEC_TOO_LARGE when the header exceeds the decoder's limits; in C beside the decoders.
 void imgcodec_check_limits(imgcodec_decoder *decoder);
+
+// Fails with IMGCODEC_TOO_LARGE when `width` × `height` is over the per-image limits (a frame of an
+// animation or a page); in C beside imgcodec_check_limits.
+void imgcodec_check_frame_size(imgcodec_decoder *decoder, uint32_t width, uint32_t height);
+
+// Counts one more frame (or page) of `width` × `height` before it is decoded: fails with
+// IMGCODEC_TOO_LARGE past limits.max_frames frames or limits.max_total_pixels pixels over all
+// frames. Formats that know the count from the header check it there with
+// imgcodec_check_frame_total first. In C because it fails by longjmp.
+void imgcodec_count_frame(imgcodec_decoder *decoder, uint32_t width, uint32_t height);
+
+// Fails with IMGCODEC_TOO_LARGE when `frames` frames of `width` × `height` are over the limits
+// (for formats whose header announces the count). In C because it fails by longjmp.
+void imgcodec_check_frame_total(imgcodec_decoder *decoder, uint64_t frames, uint32_t width, uint32_t height);
+
+// Scales a sample of `bits` bits (1...16) to 8 bits, or to 16 bits, rounding to nearest.
+static inline unsigned imgcodec_scale_to_8(unsigned value, unsigned bits) {
+    unsigned max = (1u << bits) - 1;
+    return (value * 255u + max / 2) / max;
+}
+static inline unsigned imgcodec_scale_to_16(unsigned value, unsigned bits) {
+    unsigned max = (1u << bits) - 1;
+    return (unsigned)(((uint64_t)value * 65535u + max / 2) / max);
+}
 
 // Writes a 26-byte TIFF block whose IFD0 holds one Orientation tag; for the fixture encoders.
 // In C beside the fixture encoders that embed it.

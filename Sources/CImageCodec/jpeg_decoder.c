@@ -155,7 +155,7 @@ static uint64_t imgcodec_jpeg_decode_memory(const struct jpeg_decompress_struct 
 }
 
 // In C because libjpeg calls are made under the entry point's longjmp target.
-void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
+static void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
     imgcodec_jpeg_state *state = &decoder->jpeg;
     struct jpeg_decompress_struct *info = &state->info;
     info->err = jpeg_std_error(&state->errors);
@@ -200,11 +200,12 @@ void imgcodec_jpeg_open(imgcodec_decoder *decoder) {
     default: header->color = IMGCODEC_COLOR_OTHER; break;
     }
     header->decode_memory = imgcodec_jpeg_decode_memory(info);
+    header->convert_memory = header->decode_memory;
     imgcodec_check_limits(decoder);
 }
 
 // In C because jpeg_start_decompress allocates and, for multi-scan files, decodes every scan under longjmp.
-void imgcodec_jpeg_start(imgcodec_decoder *decoder, int mode, int scale_num) {
+static void imgcodec_jpeg_start(imgcodec_decoder *decoder, int mode, int scale_num) {
     imgcodec_jpeg_state *state = &decoder->jpeg;
     struct jpeg_decompress_struct *info = &state->info;
     int cmyk = info->jpeg_color_space == JCS_CMYK || info->jpeg_color_space == JCS_YCCK;
@@ -226,7 +227,7 @@ void imgcodec_jpeg_start(imgcodec_decoder *decoder, int mode, int scale_num) {
     } else {
         info->scale_num = (unsigned)scale_num;
         info->scale_denom = 8;
-        info->out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+        info->out_color_space = cmyk ? JCS_CMYK : info->jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : JCS_RGB;
         state->cmyk = cmyk;
         state->inverted_cmyk = info->saw_Adobe_marker ? 1 : 0;
     }
@@ -240,6 +241,7 @@ void imgcodec_jpeg_start(imgcodec_decoder *decoder, int mode, int scale_num) {
     output->width = info->output_width;
     output->height = info->output_height;
     output->channels = state->cmyk ? 3 : info->output_components;
+    output->bit_depth = 8;
     output->row_bytes = (size_t)output->width * (size_t)output->channels;
     output->passes = 1;
 }
@@ -262,7 +264,7 @@ static void imgcodec_jpeg_cmyk_to_rgb(const unsigned char *cmyk, unsigned char *
 }
 
 // In C because jpeg_read_scanlines decodes under longjmp.
-void imgcodec_jpeg_read_row(imgcodec_decoder *decoder, unsigned char *row) {
+static void imgcodec_jpeg_read_row(imgcodec_decoder *decoder, unsigned char *row) {
     imgcodec_jpeg_state *state = &decoder->jpeg;
     JSAMPROW target = state->cmyk ? state->cmyk_row : row;
     if (jpeg_read_scanlines(&state->info, &target, 1) != 1) {
@@ -272,12 +274,12 @@ void imgcodec_jpeg_read_row(imgcodec_decoder *decoder, unsigned char *row) {
 }
 
 // In C because jpeg_finish_decompress reads up to EOI under longjmp.
-void imgcodec_jpeg_finish(imgcodec_decoder *decoder) {
+static void imgcodec_jpeg_finish(imgcodec_decoder *decoder) {
     jpeg_finish_decompress(&decoder->jpeg.info);
 }
 
 // In C because it frees libjpeg state.
-void imgcodec_jpeg_destroy(imgcodec_decoder *decoder) {
+static void imgcodec_jpeg_destroy(imgcodec_decoder *decoder) {
     if (decoder->jpeg.created) jpeg_destroy_decompress(&decoder->jpeg.info);
     decoder->jpeg.created = 0;
     free(decoder->jpeg.cmyk_row);
@@ -285,3 +287,12 @@ void imgcodec_jpeg_destroy(imgcodec_decoder *decoder) {
     free(decoder->jpeg.exif);
     decoder->jpeg.exif = NULL;
 }
+
+const imgcodec_format_ops imgcodec_jpeg_ops = {
+    .name = "JPEG",
+    .open = imgcodec_jpeg_open,
+    .start = imgcodec_jpeg_start,
+    .read_row = imgcodec_jpeg_read_row,
+    .finish = imgcodec_jpeg_finish,
+    .destroy = imgcodec_jpeg_destroy,
+};

@@ -82,7 +82,7 @@ static void imgcodec_png_peek_size(imgcodec_decoder *decoder) {
 }
 
 // In C because libpng calls are made under the entry point's longjmp target.
-void imgcodec_png_open(imgcodec_decoder *decoder) {
+static void imgcodec_png_open(imgcodec_decoder *decoder) {
     unsigned char signature[8];
     size_t got = imgcodec_source_read(&decoder->source, &decoder->failure, signature, sizeof signature);
     if (got < sizeof signature && (got == 0 || png_sig_cmp(signature, 0, got) == 0)) {
@@ -134,6 +134,7 @@ void imgcodec_png_open(imgcodec_decoder *decoder) {
     // libpng holds the current and previous row (as stored, and as transformed: at most 8 bytes a
     // pixel) and zlib's 32 KiB window; it never holds the whole image, interlaced or not.
     header->decode_memory = ((uint64_t)png_get_rowbytes(state->png, state->info) + (uint64_t)width * 8) * 2 + (64u << 10);
+    header->convert_memory = header->decode_memory;
     // An eXIf after the image data comes too late for the header, as in libpng's own handling.
     state->exif_done = 1;
     if (state->exif != NULL) header->orientation = imgcodec_exif_orientation(state->exif, state->exif_length);
@@ -152,17 +153,22 @@ static void imgcodec_png_row_inflated(png_structp png, png_row_infop row_info, p
 }
 
 // In C because png_read_update_info allocates and may fail by longjmp.
-void imgcodec_png_start(imgcodec_decoder *decoder, int mode) {
+static void imgcodec_png_start(imgcodec_decoder *decoder, int mode, int scale_num) {
+    (void)scale_num;
     png_structp png = decoder->png.png;
     png_infop info = decoder->png.info;
     if (mode == IMGCODEC_MODE_PIXELS) {
+        // The source's channels and depth, unpacked: palettes become RGB, tRNS an alpha channel,
+        // gray below 8 bits is scaled to 8, and 16-bit samples stay 16-bit in native byte order.
         int color_type = png_get_color_type(png, info);
         int bit_depth = png_get_bit_depth(png, info);
         if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
         if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
         if (png_get_valid(png, info, PNG_INFO_tRNS) != 0) png_set_tRNS_to_alpha(png);
-        if (bit_depth == 16) png_set_scale_16(png);
-        if ((color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
+        if (bit_depth == 16) {
+            const uint16_t probe = 1;
+            if (*(const unsigned char *)&probe == 1) png_set_swap(png);
+        }
     }
     int passes = png_set_interlace_handling(png);
     png_set_read_user_transform_fn(png, imgcodec_png_row_inflated);
@@ -171,12 +177,13 @@ void imgcodec_png_start(imgcodec_decoder *decoder, int mode) {
     output->width = png_get_image_width(png, info);
     output->height = png_get_image_height(png, info);
     output->channels = png_get_channels(png, info);
+    output->bit_depth = png_get_bit_depth(png, info) == 16 ? 16 : 8;
     output->row_bytes = png_get_rowbytes(png, info);
     output->passes = passes;
 }
 
 // In C because png_read_row decodes under longjmp.
-void imgcodec_png_read_row(imgcodec_decoder *decoder, unsigned char *row) {
+static void imgcodec_png_read_row(imgcodec_decoder *decoder, unsigned char *row) {
     const imgcodec_output *output = &decoder->output;
     if (decoder->rows_read + 1 == (uint64_t)output->height * (uint64_t)output->passes) {
         decoder->png.last_row = 1;
@@ -190,13 +197,13 @@ void imgcodec_png_read_row(imgcodec_decoder *decoder, unsigned char *row) {
 }
 
 // In C because png_read_end checks the remaining chunks' CRCs and IEND under longjmp.
-void imgcodec_png_finish(imgcodec_decoder *decoder) {
+static void imgcodec_png_finish(imgcodec_decoder *decoder) {
     decoder->png.finishing = 1;
     png_read_end(decoder->png.png, NULL);
 }
 
 // In C because it frees libpng state.
-void imgcodec_png_destroy(imgcodec_decoder *decoder) {
+static void imgcodec_png_destroy(imgcodec_decoder *decoder) {
     if (decoder->png.png != NULL) {
         png_destroy_read_struct(&decoder->png.png, decoder->png.info != NULL ? &decoder->png.info : NULL, NULL);
     }
@@ -205,3 +212,12 @@ void imgcodec_png_destroy(imgcodec_decoder *decoder) {
     free(decoder->png.exif);
     decoder->png.exif = NULL;
 }
+
+const imgcodec_format_ops imgcodec_png_ops = {
+    .name = "PNG",
+    .open = imgcodec_png_open,
+    .start = imgcodec_png_start,
+    .read_row = imgcodec_png_read_row,
+    .finish = imgcodec_png_finish,
+    .destroy = imgcodec_png_destroy,
+};

@@ -74,7 +74,7 @@ static void imgcodec_png_writer_warning(png_structp png, png_const_charp text) {
 }
 
 // In C because png_write_info runs under longjmp.
-int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channels,
+int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
                              imgcodec_png_writer **result, char *message, size_t message_size) {
     *result = NULL;
     imgcodec_png_writer *writer = calloc(1, sizeof *writer);
@@ -86,8 +86,10 @@ int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channe
     writer->height = height;
     *result = writer;
     IMGCODEC_WRITER_GUARD(writer, message, message_size);
-    if (channels != 3 && channels != 4) {
-        imgcodec_fail(&writer->failure, IMGCODEC_IO, "cannot encode PNG: %d channels", channels);
+    static const int color_types[] = { PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                       PNG_COLOR_TYPE_RGB_ALPHA };
+    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16)) {
+        imgcodec_fail(&writer->failure, IMGCODEC_IO, "cannot encode PNG: %d channels of %d bits", channels, bit_depth);
     }
     writer->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, writer, imgcodec_png_writer_error,
                                           imgcodec_png_writer_warning);
@@ -95,10 +97,12 @@ int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channe
     writer->info = png_create_info_struct(writer->png);
     if (writer->info == NULL) imgcodec_fail(&writer->failure, IMGCODEC_IO, "out of memory");
     png_set_write_fn(writer->png, writer, imgcodec_png_writer_write, imgcodec_png_writer_flush);
-    png_set_IHDR(writer->png, writer->info, width, height, 8,
-                 channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+    png_set_IHDR(writer->png, writer->info, width, height, bit_depth, color_types[channels - 1],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(writer->png, writer->info);
+    // Rows come with native-endian 16-bit samples; PNG stores them big-endian.
+    const uint16_t probe = 1;
+    if (bit_depth == 16 && *(const unsigned char *)&probe == 1) png_set_swap(writer->png);
     return IMGCODEC_OK;
 }
 

@@ -118,16 +118,118 @@ final class DecodingTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles(), [])
     }
 
-    func testOtherFormatsAreSavedUnverifiedButNotConverted() throws {
-        let gif = Data("GIF89a".utf8) + Data([1, 0, 1, 0, 0, 0, 0, 0x3B])
-        try server.addFile("anim.gif", gif)
-        let saved = try fetch([server.url("/files/anim.gif")], ["--jsonl"])
+    func testFormatsWithoutADecoderAreSavedUnverifiedAndCounted() throws {
+        let bodies: [(String, Data)] = [
+            ("logo.svg", Data("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\" height=\"8\"/>".utf8)),
+            ("favicon.ico", Data([0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 0, 0, 0, 0, 22, 0, 0, 0])),
+            ("photo.jxl", Data([0xFF, 0x0A, 0xFA, 0x3F, 0x01, 0x02, 0x03, 0x04])),
+        ]
+        for (name, data) in bodies { try server.addFile(name, data) }
+        try server.addFile("photo.jpg", jpeg)
+        let urls = (bodies.map(\.0) + ["photo.jpg"]).map { server.url("/files/" + $0) }
+        let saved = try fetch(urls, ["--jsonl"])
         XCTAssertEqual(saved.exitCode, 0, saved.stderr)
-        XCTAssertTrue(saved.stdout.contains("\"verified\":false"), saved.stdout)
-        XCTAssertEqual(try outputData("anim.gif"), gif)
-        let converted = try fetch([server.url("/files/anim.gif") + " out=x.ppm"], ["--save-as", "ppm"])
+        XCTAssertTrue(saved.stderr.contains("4 saved (3 unverified), 0 skipped, 0 failed"), saved.stderr)
+        let objects = try saved.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        for (name, format) in [("logo.svg", "svg"), ("favicon.ico", "ico"), ("photo.jxl", "jxl"), ("photo.jpg", "jpeg")] {
+            let object = try XCTUnwrap(objects.first { ($0["url"] as? String)?.hasSuffix(name) == true }, name)
+            XCTAssertEqual(object["status"] as? String, "saved", name)
+            XCTAssertEqual(object["format"] as? String, format, name)
+            XCTAssertEqual(object["verified"] as? Bool, format == "jpeg", name)
+        }
+        for (name, data) in bodies { XCTAssertEqual(try outputData(name), data, name) }
+
+        let converted = try fetch([server.url("/files/logo.svg") + " out=x.ppm"], ["--save-as", "ppm"])
         XCTAssertEqual(converted.exitCode, 1)
-        XCTAssertTrue(converted.stdout.contains("cannot convert GIF to PPM"), converted.stdout)
+        XCTAssertTrue(converted.stdout.contains("cannot convert SVG to PPM: imgfetch cannot decode SVG"), converted.stdout)
+    }
+
+    func testRequireVerifiedFailsWhatCannotBeDecoded() throws {
+        try server.addFile("logo.svg", Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8))
+        try server.addFile("photo.jpg", jpeg)
+        let result = try fetch([server.url("/files/logo.svg"), server.url("/files/photo.jpg")], ["--require-verified", "--jsonl"])
+        XCTAssertEqual(result.exitCode, 1)
+        let svg = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("logo.svg") })
+        XCTAssertTrue(svg.contains("\"class\":\"unverified\""), String(svg))
+        XCTAssertTrue(svg.contains("SVG image not verified: imgfetch cannot decode SVG (--require-verified)"), String(svg))
+        XCTAssertTrue(result.stderr.contains("1 saved, 0 skipped, 1 failed (1 unverified)"), result.stderr)
+        XCTAssertEqual(try outputFiles(), ["photo.jpg"])
+    }
+
+    func testOptionsThatNeedOthersAreUsageErrors() throws {
+        let url = server.url("/files/none.jpg")
+        let resize = try fetch([url], ["--max-dimension", "64"])
+        XCTAssertEqual(resize.exitCode, 2)
+        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs --save-as png, ppm or pam"), resize.stderr)
+        let strict = try fetch([url], ["--require-verified", "--no-decode"])
+        XCTAssertEqual(strict.exitCode, 2)
+        XCTAssertTrue(strict.stderr.contains("option '--require-verified' cannot be used with --no-decode"), strict.stderr)
+        XCTAssertTrue(try server.requests().isEmpty, "a usage error makes no request")
+    }
+
+    func testJSONReportsTheSourceSizeAndTheSizeWritten() throws {
+        try server.addFile("photo.jpg", jpeg)
+        let source = try XCTUnwrap(try NetpbmImage.reference("djpeg", ["-ppm"], file: server.root.appendingPathComponent("photo.jpg")))
+        let result = try fetch([server.url("/files/photo.jpg")], ["--save-as", "png", "--max-dimension", "64", "--jsonl"])
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["width"] as? Int, source.width)
+        XCTAssertEqual(object["height"] as? Int, source.height)
+        let written = try XCTUnwrap(NetpbmImage.reference("pngtopam", [], file: URL(fileURLWithPath: outputDirectory).appendingPathComponent("photo.png")))
+        XCTAssertEqual(max(written.width, written.height), 64)
+        XCTAssertEqual(object["output_width"] as? Int, written.width)
+        XCTAssertEqual(object["output_height"] as? Int, written.height)
+
+        let original = try fetch([server.url("/files/photo.jpg") + " out=kept.jpg"], ["--jsonl"])
+        let kept = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(original.stdout.utf8)) as? [String: Any])
+        XCTAssertTrue(kept["output_width"] is NSNull, original.stdout)
+    }
+
+    func testSixteenBitAndGrayImagesStayLossless() throws {
+        // A 16-bit gray ramp (0, 218, 436, …): 8-bit output would collapse it to 0, 1, 2, ….
+        let (width, height) = (40, 3)
+        var pgm = Data("P5\n\(width) \(height)\n65535\n".utf8)
+        for i in 0..<(width * height) { pgm.append(contentsOf: [UInt8((i * 218) >> 8), UInt8((i * 218) & 0xFF)]) }
+        let deep = try Self.runTool("pnmtopng", input: pgm)
+        try server.addFile("deep.png", deep)
+        let reference = try XCTUnwrap(try NetpbmImage.reference("pngtopam", [], file: server.root.appendingPathComponent("deep.png")))
+        XCTAssertEqual(reference.maxval, 65535)
+        let pam = try fetch([server.url("/files/deep.png")], ["--save-as", "pam"])
+        XCTAssertEqual(pam.exitCode, 0, pam.stderr)
+        XCTAssertEqual(try XCTUnwrap(NetpbmImage(try outputData("deep.pam"))), reference)
+        let png = try fetch([server.url("/files/deep.png") + " out=again.png"], ["--save-as", "png"])
+        XCTAssertEqual(png.exitCode, 0, png.stderr)
+        XCTAssertEqual(try NetpbmImage.reference("pngtopam", [], file: URL(fileURLWithPath: outputDirectory).appendingPathComponent("again.png")),
+                       reference)
+
+        var gray = Data("P5\n\(width) \(height)\n255\n".utf8)
+        for i in 0..<(width * height) { gray.append(UInt8(i * 2 % 256)) }
+        try server.addFile("gray.jpg", try Self.runTool("cjpeg", ["-grayscale", "-quality", "90"], input: gray))
+        let grayReference = try XCTUnwrap(try NetpbmImage.reference("djpeg", ["-pnm"], file: server.root.appendingPathComponent("gray.jpg")))
+        XCTAssertEqual(grayReference.depth, 1)
+        let grayPAM = try fetch([server.url("/files/gray.jpg")], ["--save-as", "pam"])
+        XCTAssertEqual(grayPAM.exitCode, 0, grayPAM.stderr)
+        let saved = try XCTUnwrap(NetpbmImage(try outputData("gray.pam")))
+        XCTAssertEqual(saved.depth, 1)
+        XCTAssertEqual(saved.pixels, grayReference.pixels)
+    }
+
+    /// Runs a Netpbm or libjpeg tool with `input` on stdin and returns its stdout.
+    static func runTool(_ tool: String, _ arguments: [String] = [], input: Data) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return data
     }
 
     // MARK: - Fixtures

@@ -105,9 +105,19 @@ final class ImageSnifferTests: XCTestCase {
         XCTAssertFalse(message.contains("SVG"), message)
     }
 
-    func testSVG() {
-        XCTAssertTrue(description(of: "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\">").contains("SVG"))
-        XCTAssertTrue(description(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"x\">").contains("SVG"))
+    func testSVGIsAnImageFormat() {
+        XCTAssertEqual(ImageSniffer.sniff(Array("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\">".utf8)), .image(.svg))
+        XCTAssertEqual(ImageSniffer.sniff(Array("\u{FEFF} <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"x\">".utf8)), .image(.svg))
+    }
+
+    func testFormatsWithoutADecoder() {
+        XCTAssertEqual(ImageSniffer.sniff([0xFF, 0x0A, 0xFA, 0x3F]), .image(.jxl))
+        XCTAssertEqual(ImageSniffer.sniff([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A, 0, 0]), .image(.jxl))
+        XCTAssertEqual(ImageSniffer.sniff([0, 0, 1, 0, 1, 0, 16, 16]), .image(.ico))
+        XCTAssertEqual(ImageSniffer.sniff([0, 0, 2, 0, 1, 0, 16, 16]), .image(.ico))
+        XCTAssertEqual(ImageSniffer.sniff([0, 0, 1, 0, 0, 0, 16, 16]), .notAnImage("not an image: unknown format (starts with 00 00 01 00)"))
+        for format in [ImageFormat.svg, .jxl, .ico, .heic] { XCTAssertFalse(format.isDecodable) }
+        for format in [ImageFormat.jpeg, .png, .gif, .webp, .avif, .tiff, .bmp] { XCTAssertTrue(format.isDecodable) }
     }
 
     func testText() {
@@ -122,7 +132,7 @@ final class ImageSnifferTests: XCTestCase {
     }
 
     func testEveryNotAnImageMessageSaysSo() {
-        for body in ["<html>", "{}", "<?xml?>", "<svg>", "hello"] {
+        for body in ["<html>", "{}", "<?xml?>", "hello"] {
             XCTAssertTrue(description(of: body).hasPrefix("not an image"), body)
         }
     }

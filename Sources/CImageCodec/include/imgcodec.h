@@ -1,9 +1,11 @@
 #ifndef IMGCODEC_H
 #define IMGCODEC_H
-// Streaming JPEG/PNG decode and PNG encode for imgfetch. libjpeg and libpng report errors by
-// longjmp (their defaults call exit() or abort()), and Swift cannot call setjmp, so every entry
-// point here sets its own jump target and hands failures back as a one-line message in a
-// caller-provided buffer. Nothing here ever holds a whole decoded bitmap.
+// Streaming image decode (JPEG, PNG, WebP, GIF, AVIF, TIFF, BMP) and PNG encode for imgfetch.
+// libjpeg and libpng report errors by longjmp (their defaults call exit() or abort()), and Swift
+// cannot call setjmp, so every entry point here sets its own jump target and hands failures back
+// as a one-line message in a caller-provided buffer. JPEG, PNG, TIFF and uncompressed BMP stream
+// rows; WebP, AVIF, RLE BMP and interlaced GIF hold one frame, within the limits and the
+// estimate the header reports (see imgcodec_header.decode_memory).
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +18,11 @@ extern "C" {
 enum {
     IMGCODEC_FORMAT_JPEG = 1,
     IMGCODEC_FORMAT_PNG = 2,
+    IMGCODEC_FORMAT_WEBP = 3,
+    IMGCODEC_FORMAT_GIF = 4,
+    IMGCODEC_FORMAT_AVIF = 5,
+    IMGCODEC_FORMAT_TIFF = 6,
+    IMGCODEC_FORMAT_BMP = 7,
 };
 
 /// Return values: 0 is success; the others say which kind of failure the message describes.
@@ -43,7 +50,7 @@ enum {
 /// What `imgcodec_decoder_start` produces.
 enum {
     IMGCODEC_MODE_VERIFY = 0,  // rows in whatever layout is cheapest; only errors matter
-    IMGCODEC_MODE_PIXELS = 1,  // rows of 8-bit RGB or RGBA
+    IMGCODEC_MODE_PIXELS = 1,  // rows with the source's channels and depth: see imgcodec_output
 };
 
 /// Suggested size of message buffers; longer messages are truncated.
@@ -56,6 +63,8 @@ typedef struct imgcodec_limits {
     uint32_t max_height;
     uint32_t max_scans;
     uint64_t max_memory;  // cap on libjpeg's whole-image coefficient buffers (progressive and multi-scan JPEG)
+    uint32_t max_frames;  // most frames an animation (GIF, WebP, AVIF sequence) or multi-page TIFF may have
+    uint64_t max_total_pixels;  // most pixels decoded over all frames: the sum of each frame's width × height
 } imgcodec_limits;
 
 /// Facts from the header.
@@ -68,16 +77,25 @@ typedef struct imgcodec_header {
     int progressive;   // progressive JPEG or Adam7-interlaced PNG
     int has_alpha;     // an alpha channel or tRNS
     int orientation;   // EXIF orientation 1...8 (1 when absent)
-    uint64_t decode_memory;  // bytes the decoder itself will hold: libjpeg's whole-image coefficient
-                             // buffers for progressive and multi-scan JPEG, else a few rows. An
-                             // estimate for scheduling concurrent decodes, not a limit.
+    uint32_t frames;   // frames the header announces (WebP and AVIF animations); 1 for a still image, 0 when
+                       // only decoding counts them (GIF)
+    uint64_t decode_memory;  // bytes the decoder itself will hold while verifying: libjpeg's whole-image
+                             // coefficient buffers for progressive and multi-scan JPEG, a whole frame
+                             // for WebP and AVIF, else a few rows. An estimate for scheduling
+                             // concurrent decodes, not a limit.
+    uint64_t convert_memory; // the same for IMGCODEC_MODE_PIXELS (at least decode_memory)
 } imgcodec_header;
 
-/// The rows `imgcodec_decoder_read_row` will deliver.
+/// The rows `imgcodec_decoder_read_row` will deliver. In IMGCODEC_MODE_PIXELS a row holds `width`
+/// pixels of `channels` samples: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA (alpha not premultiplied),
+/// each sample 8 bits, or 16 bits in native byte order when `bit_depth` is 16. Channels and depth
+/// are the source's: palettes become RGB (RGBA with transparency), samples below 8 bits are scaled
+/// to 8, CMYK and YCbCr become RGB, and samples of 9 to 16 bits are scaled to 16.
 typedef struct imgcodec_output {
     uint32_t width;
     uint32_t height;
-    int channels;      // 3 or 4 in IMGCODEC_MODE_PIXELS
+    int channels;      // 1...4 in IMGCODEC_MODE_PIXELS
+    int bit_depth;     // 8 or 16 in IMGCODEC_MODE_PIXELS
     size_t row_bytes;  // bytes each read_row call fills
     int passes;        // 7 for interlaced PNG: call read_row passes × height times (see imgcodec_png_row_in_pass)
 } imgcodec_output;
@@ -109,7 +127,8 @@ int imgcodec_decoder_start(imgcodec_decoder *decoder, int mode, int scale_num,
 int imgcodec_decoder_read_row(imgcodec_decoder *decoder, unsigned char *row,
                               char *message, size_t message_size);
 
-// In C because it reads the rest of the file (trailing markers, CRCs, IEND) under longjmp.
+// In C because it reads the rest of the file (trailing markers, CRCs, IEND) under longjmp. For an
+// animation or a multi-page file it also decodes every later frame: a file is valid only when all are.
 int imgcodec_decoder_finish(imgcodec_decoder *decoder, char *message, size_t message_size);
 
 // In C because it frees libjpeg/libpng state. Accepts NULL. Does not close the fd.
@@ -130,9 +149,10 @@ int imgcodec_png_row_in_pass(uint32_t y, uint32_t width, int pass);
 
 typedef struct imgcodec_png_writer imgcodec_png_writer;
 
-// In C because libpng's writer reports errors by longjmp. Writes the signature and IHDR of an
-// 8-bit RGB (channels 3) or RGBA (channels 4) non-interlaced PNG to `fd` sequentially.
-int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channels,
+// In C because libpng's writer reports errors by longjmp. Writes the signature and IHDR of a
+// non-interlaced PNG to `fd` sequentially: gray, gray + alpha, RGB or RGBA (channels 1...4) at
+// bit_depth 8 or 16. Rows are laid out as imgcodec_output describes (16-bit samples native-endian).
+int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channels, int bit_depth,
                              imgcodec_png_writer **writer, char *message, size_t message_size);
 
 // In C because compressing a row runs libpng/zlib under longjmp.

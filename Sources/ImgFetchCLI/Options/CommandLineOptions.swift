@@ -57,6 +57,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var maxDimension: Int?
     /// Skip full decoding (bodies are still sniffed).
     public var noDecode = false
+    /// Fail images of formats imgfetch cannot decode instead of saving them unverified.
+    public var requireVerified = false
     /// Largest width × height decoded.
     public var maxPixels = DecodeLimits().maxPixels
     /// Largest body accepted, in bytes.
@@ -112,6 +114,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.saveAs = saveAs.configuration
         configuration.maxDimension = maxDimension
         configuration.verifyImages = !noDecode
+        configuration.requireVerified = requireVerified
         configuration.decodeLimits.maxPixels = maxPixels
         return configuration
     }

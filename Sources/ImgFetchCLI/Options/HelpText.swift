@@ -13,7 +13,8 @@ public enum HelpText {
         Fetch many images fast and safely. imgfetch reads URLs from each LIST
         ('-' or no LIST means stdin), downloads them concurrently, verifies each
         body by decoding it, and writes each image atomically into the output
-        directory.
+        directory. JPEG, PNG, GIF, WebP, AVIF, TIFF and BMP are verified (every
+        frame); SVG, ICO, JPEG XL and HEIC are saved unverified.
 
         List format:
           One URL per line. Blank lines and lines starting with '#' are skipped.
@@ -49,12 +50,17 @@ public enum HelpText {
               --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT, without DNS
                                      (curl's syntax; repeatable)
               --save-as FORMAT       original (the verified bytes), png, ppm or pam
-                                     (decompressed pixels, EXIF orientation
-                                     applied) (default original)
+                                     (decompressed pixels of the first frame, EXIF
+                                     orientation applied; png and pam keep the
+                                     source's channels and bit depth)
+                                     (default original)
               --max-dimension N      with png/ppm/pam: downscale so the longer
                                      side is at most N pixels
               --no-decode            skip full decoding; bodies are still checked
                                      by their magic bytes
+              --require-verified     fail images imgfetch cannot decode (SVG, ICO,
+                                     JPEG XL, HEIC) instead of saving them
+                                     unverified
               --max-pixels N         largest width x height decoded
                                      (default 178956970)
               --max-size BYTES       largest body accepted; suffixes k, M, G are

@@ -15,6 +15,8 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
         case unexpectedValue
         /// The value does not parse or is out of range; a nil value keeps secrets out of the message.
         case invalidValue(String?, reason: String)
+        /// The option does not make sense with the others given; the reason says which and why.
+        case combination(String)
     }
 
     /// The option as the user wrote it (`-j` or `--concurrency`), without any `=value`.
@@ -39,6 +41,8 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
             return "invalid value \(Self.quoted(value)) for \(option): \(reason)"
         case .invalidValue(nil, let reason):
             return "invalid value for \(option): \(reason)"
+        case .combination(let reason):
+            return "option \(option) \(reason)"
         }
     }
 
@@ -83,7 +87,20 @@ public enum OptionParser {
                 options.lists.append(argument)
             }
         }
+        try checkCombinations(options)
         return options
+    }
+
+    /// Options that are valid alone but not together: refused rather than silently ignored.
+    private static func checkCombinations(_ options: CommandLineOptions) throws(UsageError) {
+        if options.maxDimension != nil && options.saveAs == .original {
+            throw UsageError(option: "--max-dimension", problem: .combination(
+                "needs --save-as png, ppm or pam: original bytes are saved unchanged, never resized"))
+        }
+        if options.requireVerified && options.noDecode {
+            throw UsageError(option: "--require-verified", problem: .combination(
+                "cannot be used with --no-decode: without decoding nothing is verified"))
+        }
     }
 
     /// Handles `--name`, `--name value` and `--name=value`.
@@ -148,6 +165,7 @@ public enum OptionParser {
         case .quiet: options.quiet = true
         case .jsonl: options.jsonl = true
         case .noDecode: options.noDecode = true
+        case .requireVerified: options.requireVerified = true
         // As in curl, the last of --http1.1 and --http2 wins.
         case .http1_1: options.httpVersion = .http1_1
         case .http2: options.httpVersion = .http2
@@ -224,7 +242,8 @@ public enum OptionParser {
 enum Option: Equatable, Sendable {
     /// Options that stand alone.
     enum Flag: Equatable, Sendable {
-        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, http1_1, http2, help, version
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified
+        case http1_1, http2, help, version
     }
 
     /// Options that take exactly one value.
@@ -261,6 +280,7 @@ enum Option: Equatable, Sendable {
         ("save-as", nil, .valued(.saveAs)),
         ("max-dimension", nil, .valued(.maxDimension)),
         ("no-decode", nil, .flag(.noDecode)),
+        ("require-verified", nil, .flag(.requireVerified)),
         ("max-size", nil, .valued(.maxSize)),
         ("max-pixels", nil, .valued(.maxPixels)),
         ("name", nil, .valued(.name)),

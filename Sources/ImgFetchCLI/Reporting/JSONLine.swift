@@ -17,6 +17,8 @@ enum JSONLine {
             ("channels", result.image.map { String($0.channels) } ?? "null"),
             ("bit_depth", result.image.map { String($0.bitDepth) } ?? "null"),
             ("verified", result.image?.verified == true ? "true" : "false"),
+            ("output_width", result.image?.outputWidth.map(String.init) ?? "null"),
+            ("output_height", result.image?.outputHeight.map(String.init) ?? "null"),
             ("attempts", String(result.attempts)),
             ("duration_ms", String(Int((result.duration * 1000).rounded()))),
             ("coalesced", result.coalesced ? "true" : "false"),

@@ -8,6 +8,8 @@ struct RunSummary: Sendable, Equatable {
     var skipped = 0
     var failed = 0
     var cancelled = 0
+    /// Saved items in a format imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC): saved unchecked.
+    var unverified = 0
     /// Failed items by error class, so that a run of DNS failures reads differently from one of 404s.
     var failedByClass: [DownloadError.Kind: Int] = [:]
     var bytes: Int64 = 0
@@ -24,7 +26,9 @@ struct RunSummary: Sendable, Equatable {
 
     mutating func add(_ result: DownloadResult) {
         switch result.status {
-        case .saved: saved += 1
+        case .saved:
+            saved += 1
+            if result.format?.isDecodable == false { unverified += 1 }
         case .skipped: skipped += 1
         case .failed:
             failed += 1
@@ -50,7 +54,9 @@ struct RunSummary: Sendable, Equatable {
 
     /// The one-line summary for stderr.
     var line: String {
-        "imgfetch: \(items) item\(items == 1 ? "" : "s"): \(saved) saved, \(skipped) skipped, \(failed) failed"
+        "imgfetch: \(items) item\(items == 1 ? "" : "s"): \(saved) saved"
+            + (unverified > 0 ? " (\(unverified) unverified)" : "")
+            + ", \(skipped) skipped, \(failed) failed"
             + failedClasses
             + (cancelled > 0 ? ", \(cancelled) cancelled; " : "; ")
             + "\(ByteCount.format(bytes)) in \(ByteCount.oneDecimal(seconds)) s"

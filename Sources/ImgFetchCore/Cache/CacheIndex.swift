@@ -22,7 +22,7 @@ public final class CacheIndex: @unchecked Sendable {
 
     /// The folder in the output directory that holds the index.
     public static let folderName = ".imgfetch"
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     /// Opens (or creates) the index of `directory`. An index that is not a database or is damaged
     /// is moved aside to `index.sqlite.corrupt` and a new one is started; `warn` says so.

@@ -12,7 +12,8 @@ enum CacheSchema {
             max_age INTEGER, no_cache INTEGER NOT NULL, must_revalidate INTEGER NOT NULL,
             freshness_lifetime REAL NOT NULL, initial_age REAL NOT NULL, response_time REAL NOT NULL,
             body_size INTEGER NOT NULL,
-            sha256 TEXT NOT NULL
+            sha256 TEXT NOT NULL,
+            output_width INTEGER, output_height INTEGER
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS files (
             name TEXT PRIMARY KEY,
@@ -24,14 +25,17 @@ enum CacheSchema {
         CREATE INDEX IF NOT EXISTS files_by_url ON files(url);
         """
 
-    /// Creates the tables; an index written by another schema version is emptied and started anew (it is a cache).
+    /// Creates the tables; an index written by another schema version is emptied and started anew (it
+    /// is a cache), except version 3, which lacks only the output size and gains its columns.
     static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) {
         // The statement must be finished before DROP TABLE, which an active read would block.
         let current = try { () throws(SQLiteError) -> Int64 in
             let version = try database.prepare("PRAGMA user_version")
             return try version.step() ? version.integer(0) ?? 0 : 0
         }()
-        if current != 0 && current != Int64(CacheIndex.schemaVersion) {
+        if current == 3 {
+            try database.execute("ALTER TABLE entries ADD COLUMN output_width INTEGER; ALTER TABLE entries ADD COLUMN output_height INTEGER")
+        } else if current != 0 && current != Int64(CacheIndex.schemaVersion) {
             try database.execute("DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS files")
         }
         try database.execute(tables)

@@ -14,7 +14,7 @@ final class CacheStatements {
     private static let columns = """
         kind, format, width, height, channels, bit_depth, orientation, verified, etag, last_modified, date, age, \
         cache_control, expires, pragma, max_age, no_cache, must_revalidate, freshness_lifetime, initial_age, \
-        response_time, body_size, sha256, final_url
+        response_time, body_size, sha256, final_url, output_width, output_height
         """
 
     init(_ database: SQLiteDatabase) throws(SQLiteError) {
@@ -22,7 +22,7 @@ final class CacheStatements {
         selectEntry = try database.prepare("SELECT \(Self.columns) FROM entries WHERE url = ?")
         selectFiles = try database.prepare("SELECT name, size, inode, modified FROM files WHERE url = ? ORDER BY name")
         upsertEntry = try database.prepare("INSERT OR REPLACE INTO entries (url, \(Self.columns)) VALUES ("
-            + Array(repeating: "?", count: 25).joined(separator: ", ") + ")")
+            + Array(repeating: "?", count: 27).joined(separator: ", ") + ")")
         deleteFilesOfURL = try database.prepare("DELETE FROM files WHERE url = ?")
         upsertFile = try database.prepare("INSERT OR REPLACE INTO files (name, url, size, inode, modified) VALUES (?, ?, ?, ?, ?)")
         updateFreshness = try database.prepare("""
@@ -48,6 +48,8 @@ final class CacheStatements {
            let bitDepth = row.integer(5) {
             image = ImageInfo(width: Int(width), height: Int(height), channels: Int(channels), bitDepth: Int(bitDepth),
                               orientation: Int(row.integer(6) ?? 1), verified: row.integer(7) == 1)
+            image?.outputWidth = row.integer(24).map(Int.init)
+            image?.outputHeight = row.integer(25).map(Int.init)
         }
         let headers = ResponseCacheHeaders(etag: row.text(8), lastModified: row.text(9), date: row.text(10), age: row.text(11),
                                            cacheControl: row.text(12), expires: row.text(13), pragma: row.text(14))
@@ -74,7 +76,8 @@ final class CacheStatements {
             .optional(image?.width), .optional(image?.height), .optional(image?.channels), .optional(image?.bitDepth),
             .optional(image?.orientation), .integer(image?.verified == true ? 1 : 0),
         ] + Self.headerValues(entry.headers, entry.freshness)
-            + [.integer(entry.bodySize), .text(entry.contentHash), .text(entry.finalURL)]
+            + [.integer(entry.bodySize), .text(entry.contentHash), .text(entry.finalURL),
+               .optional(image?.outputWidth), .optional(image?.outputHeight)]
         try upsertEntry.bind(values).run()
         try deleteFilesOfURL.bind([.text(entry.url)]).run()
         for file in entry.files { try addFile(file, url: entry.url) }

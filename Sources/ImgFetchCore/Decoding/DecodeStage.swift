@@ -1,6 +1,7 @@
 /// Checks fetched bodies on a pool of worker threads, never on the engine thread: sniff the
-/// format, decode JPEG and PNG fully (unless `--no-decode`), and write decompressed pixels when
-/// asked.
+/// format, decode every decodable format fully, every frame (unless `--no-decode`), and write
+/// decompressed pixels when asked. Formats without a decoder are saved unverified, or refused
+/// with `--require-verified`.
 ///
 /// The pool's backlog is bounded by the engine's admission: a body counts against
 /// `decodeBacklog` until its consumer releases it. The memory of concurrent decodes is bounded by
@@ -35,12 +36,15 @@ final class DecodeStage: Sendable {
         case .image(let sniffed): format = sniffed
         case .notAnImage(let description): return .failure(DownloadError(.notAnImage, description))
         }
-        let decodable = format == .jpeg || format == .png
         let file = body.tempFile
+        if !format.isDecodable && configuration.requireVerified {
+            return .failure(DownloadError(.unverified, "\(format.displayName) image not verified: imgfetch cannot decode "
+                + "\(format.displayName) (--require-verified)"))
+        }
         switch configuration.saveAs {
         case .original:
             let checked: Result<ImageInfo?, DownloadError>
-            if !decodable {
+            if !format.isDecodable {
                 checked = .success(nil)
             } else if !configuration.verifyImages {
                 checked = .success(file.withContents { ImageCodec.probe($0, format: format) })
@@ -55,9 +59,9 @@ final class DecodeStage: Sendable {
                 }
             }
         case .pixels(let pixelFormat):
-            guard decodable else {
-                return .failure(DownloadError(.notAnImage, "cannot convert \(format.rawValue.uppercased()) to "
-                    + "\(pixelFormat.rawValue.uppercased()): only JPEG and PNG are decoded"))
+            guard format.isDecodable else {
+                return .failure(DownloadError(.notAnImage, "cannot convert \(format.displayName) to "
+                    + "\(pixelFormat.rawValue.uppercased()): imgfetch cannot decode \(format.displayName)"))
             }
             return convert(body, format: format, to: pixelFormat)
         }

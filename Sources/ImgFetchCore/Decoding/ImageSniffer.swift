@@ -26,20 +26,35 @@ public enum ImageSniffer {
             if brand == "avif" || brand == "avis" { return .image(.avif) }
             if ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand) { return .image(.heic) }
         }
+        if starts([0xFF, 0x0A]) || starts([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            return .image(.jxl)
+        }
+        // ICO and CUR: a reserved zero, type 1 or 2, and at least one image in the directory.
+        if b.count >= 6 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || b[2] == 2) && b[3] == 0 && (b[4] != 0 || b[5] != 0) {
+            return .image(.ico)
+        }
+        if isSVG(b) { return .image(.svg) }
         return .notAnImage(describe(b))
+    }
+
+    /// An SVG document: its root element, maybe after an XML declaration, within the head.
+    static func isSVG(_ bytes: [UInt8]) -> Bool {
+        let text = lowercasedText(bytes)
+        return text.hasPrefix("<svg") || (text.hasPrefix("<?xml") && text.contains("<svg"))
+    }
+
+    /// The head as text, without a byte-order mark or leading white space, lowercased.
+    private static func lowercasedText(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self).drop(while: { $0 == "\u{FEFF}" || $0.isWhitespace }).lowercased()
     }
 
     /// A short guess at what a non-image body is, for the error message.
     static func describe(_ bytes: [UInt8]) -> String {
-        let text = String(decoding: bytes, as: UTF8.self)
-            .drop(while: { $0 == "\u{FEFF}" || $0.isWhitespace })
-            .lowercased()
+        let text = lowercasedText(bytes)
         if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.hasPrefix("<head") || text.hasPrefix("<body") {
             return "not an image: looks like HTML"
         }
-        if text.hasPrefix("<?xml") || text.hasPrefix("<svg") {
-            return text.contains("<svg") ? "not an image: looks like SVG (vector images are not fetched)" : "not an image: looks like XML"
-        }
+        if text.hasPrefix("<?xml") { return "not an image: looks like XML" }
         if text.hasPrefix("{") || text.hasPrefix("[") { return "not an image: looks like JSON" }
         if bytes.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) || $0 >= 0x80 }) {
             return "not an image: looks like text"

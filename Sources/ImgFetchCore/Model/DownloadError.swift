@@ -17,6 +17,8 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case tooLarge
         /// The body is not an image (or not a valid one).
         case notAnImage
+        /// An image in a format imgfetch cannot decode, with `--require-verified`.
+        case unverified
         /// The output could not be written.
         case filesystem
         /// `--cache-policy only-if-cached` and the index has no usable entry.

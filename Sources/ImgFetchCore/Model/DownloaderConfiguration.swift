@@ -51,8 +51,12 @@ public struct DownloaderConfiguration: Sendable {
     public var saveAs: SaveAs = .original
     /// With decompressed outputs: downscale so the longer side is at most this.
     public var maxDimension: Int?
-    /// Decode every JPEG and PNG fully before saving it (`--no-decode` turns this off; bodies are still sniffed).
+    /// Decode every image of a decodable format fully (every frame) before saving it (`--no-decode`
+    /// turns this off; bodies are still sniffed).
     public var verifyImages = true
+    /// Fail images of formats imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC) instead of saving
+    /// them unverified (`--require-verified`).
+    public var requireVerified = false
     /// What the decoder refuses before allocating (`--max-pixels` and friends).
     public var decodeLimits = DecodeLimits()
     /// Where file names come from when a request gives none.

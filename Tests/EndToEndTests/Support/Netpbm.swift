@@ -1,10 +1,12 @@
 import Foundation
 
-/// A decoded PPM (P6) or PAM (P7) file: size, channels and the raw 8-bit samples.
+/// A decoded PGM (P5), PPM (P6) or PAM (P7) file: size, channels, the largest sample value (255 or
+/// 65535) and the raw samples as stored (16-bit ones big-endian).
 struct NetpbmImage: Equatable {
     let width: Int
     let height: Int
     let depth: Int
+    var maxval = 255
     let pixels: Data
 
     /// Parses P6 (`P6 W H 255` then RGB) and P7 (`WIDTH/HEIGHT/DEPTH/MAXVAL/TUPLTYPE … ENDHDR`).
@@ -18,24 +20,28 @@ struct NetpbmImage: Equatable {
             return start < index ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
         }
         switch token() {
-        case "P6":
-            guard let w = token().flatMap(Int.init), let h = token().flatMap(Int.init), token() == "255" else { return nil }
+        case let magic where magic == "P5" || magic == "P6":
+            guard let w = token().flatMap(Int.init), let h = token().flatMap(Int.init),
+                  let max = token().flatMap(Int.init), max == 255 || max == 65535 else { return nil }
             width = w
             height = h
-            depth = 3
+            depth = magic == "P5" ? 1 : 3
+            maxval = max
         case "P7":
             var fields: [String: String] = [:]
             while let key = token(), key != "ENDHDR" { fields[key] = token() }
             guard let w = fields["WIDTH"].flatMap(Int.init), let h = fields["HEIGHT"].flatMap(Int.init),
-                  let d = fields["DEPTH"].flatMap(Int.init), fields["MAXVAL"] == "255" else { return nil }
+                  let d = fields["DEPTH"].flatMap(Int.init),
+                  let max = fields["MAXVAL"].flatMap(Int.init), max == 255 || max == 65535 else { return nil }
             width = w
             height = h
             depth = d
+            maxval = max
         default:
             return nil
         }
         index += 1  // the single whitespace byte before the samples
-        guard bytes.count - index == width * height * depth else { return nil }
+        guard bytes.count - index == width * height * depth * (maxval == 255 ? 1 : 2) else { return nil }
         pixels = Data(bytes[index...])
     }
 
@@ -47,14 +53,15 @@ struct NetpbmImage: Equatable {
         return NetpbmImage(width: width, height: height, depth: 3, pixels: out)
     }
 
-    init(width: Int, height: Int, depth: Int, pixels: Data) {
+    init(width: Int, height: Int, depth: Int, maxval: Int = 255, pixels: Data) {
         self.width = width
         self.height = height
         self.depth = depth
+        self.maxval = maxval
         self.pixels = pixels
     }
 
-    /// Runs a reference decoder (`djpeg`, `pngtopam`) on `file` and parses its output.
+    /// Runs a reference decoder (`djpeg`, `pngtopam`, `dwebp` …) on `file` and parses its output.
     static func reference(_ tool: String, _ arguments: [String], file: URL) throws -> NetpbmImage? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

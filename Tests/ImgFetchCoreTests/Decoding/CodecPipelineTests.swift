@@ -7,21 +7,28 @@ final class CodecPipelineTests: CodecTestCase {
         Image(width: width, height: height, channels: channels, pixels: Fixtures.noise(count: width * height * channels))
     }
 
+    private func image16(width: Int, height: Int, channels: Int) -> Image {
+        Image(width: width, height: height, channels: channels, pixels: Fixtures.noise(count: width * height * channels * 2), bitDepth: 16)
+    }
+
     private func oriented(_ source: Image, _ orientation: Int, memoryBudget: Int, bandBudget: Int) throws -> Image {
         let exif = try XCTUnwrap(ExifOrientation(rawValue: orientation))
         let size = exif.outputSize(width: source.width, height: source.height)
-        let collector = CollectingSink(rowBytes: size.width * source.channels)
-        let sink = try OrientingSink(orientation: exif, width: source.width, height: source.height, channels: source.channels,
+        let collector = CollectingSink(rowBytes: size.width * source.pixelBytes)
+        let sink = try OrientingSink(orientation: exif, width: source.width, height: source.height, pixelBytes: source.pixelBytes,
                                      next: collector, memoryBudget: memoryBudget, bandBudget: bandBudget,
                                      scratchDirectory: directory)
         try CollectingSink.feed(source, into: sink)
         XCTAssertTrue(collector.finished)
-        return Image(width: size.width, height: size.height, channels: source.channels, pixels: collector.pixels)
+        return Image(width: size.width, height: size.height, channels: source.channels, pixels: collector.pixels,
+                     bitDepth: source.bitDepth)
     }
 
     func testEveryOrientationInMemoryOnDiskAndInNarrowBands() throws {
         for (width, height) in [(1, 1), (1, 5), (5, 1), (13, 7)] {
             let source = image(width: width, height: height, channels: 3)
+            XCTAssertSameImage(try oriented(image16(width: width, height: height, channels: 2), 6, memoryBudget: 0, bandBudget: 1),
+                               image16(width: width, height: height, channels: 2).oriented(6))
             for orientation in 1...8 {
                 let expected = source.oriented(orientation)
                 for (memory, band) in [(1 << 20, 1 << 20), (0, 1 << 20), (0, 1), (0, 3 * height * 2), (1 << 20, 3 * height * 4)] {
@@ -47,7 +54,7 @@ final class CodecPipelineTests: CodecTestCase {
     }
 
     func testRasterOnDiskReadsZerosBeforeWrites() throws {
-        let raster = try Raster(width: 4, height: 3, channels: 3, memoryBudget: 0, scratchDirectory: directory)
+        let raster = try Raster(width: 4, height: 3, pixelBytes: 3, memoryBudget: 0, scratchDirectory: directory)
         XCTAssertTrue(raster.isOnDisk)
         var row = [UInt8](repeating: 9, count: 12)
         try row.withUnsafeMutableBufferPointer { try raster.read(row: 2, into: $0.baseAddress!) }
@@ -60,18 +67,18 @@ final class CodecPipelineTests: CodecTestCase {
     }
 
     func testRasterWithinBudgetStaysInMemory() throws {
-        let raster = try Raster(width: 4, height: 3, channels: 3, memoryBudget: 36, scratchDirectory: directory)
+        let raster = try Raster(width: 4, height: 3, pixelBytes: 3, memoryBudget: 36, scratchDirectory: directory)
         XCTAssertFalse(raster.isOnDisk)
     }
 
     // MARK: - Box filter
 
     private func downscaled(_ source: Image, width: Int, height: Int) throws -> Image {
-        let collector = CollectingSink(rowBytes: width * source.channels)
-        let sink = BoxDownscaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: width,
-                                 targetHeight: height, channels: source.channels, next: collector)
+        let collector = CollectingSink(rowBytes: width * source.pixelBytes)
+        let sink = BoxDownscaler(sourceWidth: source.width, sourceHeight: source.height, targetWidth: width, targetHeight: height,
+                                 layout: PixelLayout(channels: source.channels, bitDepth: source.bitDepth), next: collector)
         try CollectingSink.feed(source, into: sink)
-        return Image(width: width, height: height, channels: source.channels, pixels: collector.pixels)
+        return Image(width: width, height: height, channels: source.channels, pixels: collector.pixels, bitDepth: source.bitDepth)
     }
 
     func testBoxFilterAveragesWholeBlocks() throws {
@@ -101,11 +108,19 @@ final class CodecPipelineTests: CodecTestCase {
 
     func testBoxFilterMatchesTheNaiveDefinition() throws {
         for (sw, sh, dw, dh) in [(37, 23, 10, 6), (100, 3, 7, 1), (5, 50, 5, 13), (64, 64, 1, 1), (9, 9, 9, 9)] {
-            for channels in [3, 4] {
+            for channels in 1...4 {
                 let source = image(width: sw, height: sh, channels: channels)
                 XCTAssertSameImage(try downscaled(source, width: dw, height: dh), boxReference(source, width: dw, height: dh), tolerance: 1)
+                let deep = image16(width: sw, height: sh, channels: channels)
+                XCTAssertSameImage(try downscaled(deep, width: dw, height: dh), boxReference(deep, width: dw, height: dh), tolerance: 1)
             }
         }
+    }
+
+    func testBoxFilterWeighsGrayByAlphaAt16Bits() throws {
+        // Gray + alpha, 16-bit: transparent black beside opaque white keeps the white, halves the alpha.
+        let source = Image(width: 2, height: 1, channels: 2, bitDepth: 16, samples: [0, 0, 65535, 65535])
+        XCTAssertEqual(try downscaled(source, width: 1, height: 1).samples, [65535, 32768])
     }
 
     func testFlatColorStaysExact() throws {

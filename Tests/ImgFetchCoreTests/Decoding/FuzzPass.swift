@@ -78,7 +78,8 @@ struct FuzzPass: Sendable {
         }
         if pixelFormat == .ppm, case .success(let image) = converted {
             var info = stat()
-            let expected = "P6\n\(image.width) \(image.height)\n255\n".utf8.count + image.width * image.height * 3
+            let maxval = image.bitDepth == 16 ? 65535 : 255
+            let expected = "P6\n\(image.width) \(image.height)\n\(maxval)\n".utf8.count + image.width * image.height * 3 * (maxval == 255 ? 1 : 2)
             if fstat(output, &info) != 0 || Int(info.st_size) != expected {
                 problems.append("\(label): PPM of \(info.st_size) bytes, expected \(expected)")
             }

@@ -183,8 +183,9 @@ final class JPEGVerifyTests: CodecTestCase {
         XCTAssertGreaterThan(rejected, 0)
     }
 
-    func testOtherFormatsAreNotDecoded() throws {
-        XCTAssertEqual(try verify(Array("GIF89a".utf8), .gif), .failure(DownloadError(.notAnImage, "unsupported: GIF images are not decoded")))
+    func testFormatsWithoutADecoderAreRefused() throws {
+        XCTAssertEqual(try verify(Array("<svg/>".utf8), .svg), .failure(DownloadError(.notAnImage, "unsupported: SVG images are not decoded")))
+        XCTAssertEqual(try verify([0xFF, 0x0A, 0, 0], .jxl), .failure(DownloadError(.notAnImage, "unsupported: JPEG XL images are not decoded")))
     }
 
     func testMissingFile() {

@@ -1,14 +1,19 @@
 /// Shrinks a stream of rows to an exact smaller size by area averaging (a box filter with exact
 /// fractional coverage), holding only two rows of accumulators. Each output pixel is the mean of
-/// the source area it covers; with alpha (4 channels) colors are averaged weighted by alpha, so
-/// transparent pixels do not darken their neighbours.
+/// the source area it covers; with alpha (the last of 2 or 4 channels) the other channels are
+/// averaged weighted by alpha, so transparent pixels do not darken their neighbours. Rows of 8-
+/// and 16-bit samples (see `PixelLayout`) come out in the layout they came in.
 final class BoxDownscaler: RowSink {
     private let sourceWidth: Int
     private let sourceHeight: Int
     private let targetWidth: Int
     private let targetHeight: Int
+    private let layout: PixelLayout
     private let channels: Int
     private let next: RowSink
+    /// Alpha is shifted right by this before it weights the colors, so that the sums stay within
+    /// 64 bits for 16-bit sources of billions of pixels (0 for every image within the default limits).
+    private let alphaShift: Int
     /// Per source column: the output column its left part falls into, and that part's weight
     /// (of targetWidth); the remainder goes to the column after.
     private let columnTarget: UnsafeMutablePointer<Int>
@@ -22,14 +27,22 @@ final class BoxDownscaler: RowSink {
 
     /// Scales `sourceWidth` × `sourceHeight` down to `targetWidth` × `targetHeight` (each no larger
     /// than the source side, at least 1) and feeds the result to `next`.
-    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, channels: Int, next: RowSink) {
+    init(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, layout: PixelLayout, next: RowSink) {
         precondition(targetWidth >= 1 && targetWidth <= sourceWidth && targetHeight >= 1 && targetHeight <= sourceHeight)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.targetWidth = targetWidth
         self.targetHeight = targetHeight
-        self.channels = channels
+        self.layout = layout
+        channels = layout.channels
         self.next = next
+        // A sum reaches sample × alpha × source area (the weights of one output pixel add up to the area).
+        let area = Double(sourceWidth) * Double(sourceHeight)
+        var shift = 0
+        if layout.hasAlpha {
+            while Double(layout.maxSample) * Double(layout.maxSample >> shift) * area > Double(Int.max / 2) { shift += 1 }
+        }
+        alphaShift = shift
         columnTarget = .allocate(capacity: sourceWidth)
         columnWeight = .allocate(capacity: sourceWidth)
         for x in 0..<sourceWidth {
@@ -43,7 +56,7 @@ final class BoxDownscaler: RowSink {
         current.initialize(repeating: 0, count: sums)
         pending = .allocate(capacity: sums)
         pending.initialize(repeating: 0, count: sums)
-        output = .allocate(capacity: sums)
+        output = .allocate(capacity: layout.rowBytes(width: targetWidth))
     }
 
     deinit {
@@ -57,7 +70,11 @@ final class BoxDownscaler: RowSink {
 
     func consume(_ row: UnsafePointer<UInt8>) throws(DownloadError) {
         precondition(sourceRow < sourceHeight, "more rows than the source height")
-        sumHorizontally(row)
+        if layout.bitDepth == 16 {
+            UnsafeRawPointer(row).withMemoryRebound(to: UInt16.self, capacity: sourceWidth * channels) { sumHorizontally($0) }
+        } else {
+            sumHorizontally(row)
+        }
         let y = sourceRow
         let firstWeight = min((y + 1) * targetHeight, (outputRow + 1) * sourceHeight) - y * targetHeight
         let secondWeight = targetHeight - firstWeight
@@ -76,17 +93,17 @@ final class BoxDownscaler: RowSink {
     }
 
     /// Fills `horizontal` with the row's weighted sums per output column (colors premultiplied by alpha).
-    private func sumHorizontally(_ row: UnsafePointer<UInt8>) {
+    private func sumHorizontally<Sample: FixedWidthInteger>(_ row: UnsafePointer<Sample>) {
         horizontal.update(repeating: 0, count: targetWidth * channels)
-        let alpha = channels == 4
+        let alphaChannel = layout.hasAlpha ? channels - 1 : -1
         for x in 0..<sourceWidth {
             let target = columnTarget[x] * channels
             let first = columnWeight[x]
             let second = targetWidth - first
             let pixel = row + x * channels
-            let a = alpha ? Int(pixel[3]) : 1
+            let a = alphaChannel >= 0 ? Int(pixel[alphaChannel]) >> alphaShift : 1
             for c in 0..<channels {
-                let value = alpha && c < 3 ? Int(pixel[c]) * a : Int(pixel[c])
+                let value = alphaChannel >= 0 && c != alphaChannel ? Int(pixel[c]) * a : Int(pixel[c])
                 horizontal[target + c] += value * first
                 if second > 0 { horizontal[target + channels + c] += value * second }
             }
@@ -95,24 +112,34 @@ final class BoxDownscaler: RowSink {
 
     /// Turns the finished accumulator row into pixels and passes it on.
     private func emit() throws(DownloadError) {
-        let area = sourceWidth * sourceHeight
-        if channels == 4 {
-            for x in 0..<targetWidth {
-                let sums = current + 4 * x
-                let alpha = sums[3]
-                output[4 * x + 3] = UInt8((alpha + area / 2) / area)
-                for c in 0..<3 {
-                    output[4 * x + c] = alpha > 0 ? UInt8((sums[c] + alpha / 2) / alpha) : 0
-                }
-            }
+        if layout.bitDepth == 16 {
+            UnsafeMutableRawPointer(output).withMemoryRebound(to: UInt16.self, capacity: targetWidth * channels) { store($0) }
         } else {
-            for i in 0..<(targetWidth * channels) {
-                output[i] = UInt8((current[i] + area / 2) / area)
-            }
+            store(output)
         }
         swap(&current, &pending)
         pending.update(repeating: 0, count: targetWidth * channels)
         outputRow += 1
         try next.consume(output)
+    }
+
+    /// Divides the sums of the finished row back to samples.
+    private func store<Sample: FixedWidthInteger>(_ samples: UnsafeMutablePointer<Sample>) {
+        let area = sourceWidth * sourceHeight
+        guard layout.hasAlpha else {
+            for i in 0..<(targetWidth * channels) { samples[i] = Sample((current[i] + area / 2) / area) }
+            return
+        }
+        let alphaChannel = channels - 1
+        for x in 0..<targetWidth {
+            let sums = current + channels * x
+            // The alpha sum is of unshifted samples; the colors were weighted by shifted alpha.
+            let alpha = sums[alphaChannel]
+            let weight = alpha >> alphaShift
+            samples[channels * x + alphaChannel] = Sample((alpha + area / 2) / area)
+            for c in 0..<alphaChannel {
+                samples[channels * x + c] = weight > 0 ? Sample(min(layout.maxSample, (sums[c] + weight / 2) / weight)) : 0
+            }
+        }
     }
 }

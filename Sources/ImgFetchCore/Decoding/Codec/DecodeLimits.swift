@@ -13,16 +13,25 @@ public struct DecodeLimits: Sendable, Equatable {
     /// whole-image coefficient buffers (about 2 bytes per sample). The default admits every image
     /// within the default `maxPixels`; lower it to bound parallel decodes.
     public var maxMemory: Int
+    /// Most frames of an animation (GIF, WebP, AVIF) or pages of a TIFF: every one is decoded.
+    public var maxFrames: Int
+
+    /// Most pixels decoded over all frames of an animation: `animationPixelFactor` × `maxPixels`, so
+    /// an animation may cost a few times the largest still image, never more.
+    public var maxTotalPixels: Int { maxPixels.multipliedReportingOverflow(by: Self.animationPixelFactor).overflow ? 0 : maxPixels * Self.animationPixelFactor }
+
+    public static let animationPixelFactor = 4
 
     public init(maxPixels: Int = 178_956_970, maxScans: Int = 500, maxWidth: Int = 1_000_000, maxHeight: Int = 1_000_000,
-                maxMemory: Int = 2 << 30) {
+                maxMemory: Int = 2 << 30, maxFrames: Int = 10_000) {
         self.maxPixels = maxPixels
         self.maxScans = maxScans
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
         self.maxMemory = maxMemory
+        self.maxFrames = maxFrames
     }
 
     /// No limits at all: for reading headers only, which allocates nothing in proportion to the image.
-    static let unlimited = DecodeLimits(maxPixels: 0, maxScans: 0, maxWidth: 0, maxHeight: 0, maxMemory: 0)
+    static let unlimited = DecodeLimits(maxPixels: 0, maxScans: 0, maxWidth: 0, maxHeight: 0, maxMemory: 0, maxFrames: 0)
 }

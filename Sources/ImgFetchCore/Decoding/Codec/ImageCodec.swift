@@ -1,7 +1,8 @@
 import CImageCodec
 import Glibc
 
-/// Decodes JPEG and PNG files with libjpeg-turbo and libpng (through CImageCodec): verification,
+/// Decodes JPEG, PNG, WebP, GIF, AVIF, TIFF and BMP files (through CImageCodec: libjpeg-turbo,
+/// libpng, libwebp, giflib, libavif, libtiff and a decoder of its own for BMP): verification,
 /// conversion to decompressed pixels, and header probing. Every call is synchronous, streams row
 /// by row with bounded memory, and is safe to run on several threads at once on different files.
 public enum ImageCodec {
@@ -51,7 +52,7 @@ public enum ImageCodec {
         Result { () throws(DownloadError) -> ConvertedImage in
             let decoder = try ImageDecoder(source: source, format: format, limits: limits)
             guard let budget else { return try conversion.run(decoder: decoder) }
-            let bytes = decoder.decodeMemory + conversion.heldMemory(for: decoder)
+            let bytes = decoder.convertMemory + conversion.heldMemory(for: decoder)
             return try budget.withReservation(bytes) { () throws(DownloadError) in try conversion.run(decoder: decoder) }
         }
     }

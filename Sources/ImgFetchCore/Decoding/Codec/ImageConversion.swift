@@ -1,5 +1,6 @@
 /// One conversion: pumps a started decoder's rows through downscaling and orientation into a PNG or
-/// Netpbm writer. Memory stays bounded: rows stream, and whole-image steps use a `Raster`.
+/// Netpbm writer, keeping the source's channels and bit depth (see `PixelLayout`). Memory stays
+/// bounded: rows stream, and whole-image steps use a `Raster`. An animation writes its first frame.
 struct ImageConversion {
     var pixelFormat: PixelFormat
     var maxDimension: Int?
@@ -9,11 +10,12 @@ struct ImageConversion {
 
     /// Bytes this conversion holds besides the decoder: a whole-image raster (within `memoryBudget`;
     /// more spills to disk) for a rotated or flipped output or an interlaced PNG, else a few rows.
+    /// Samples may be 16-bit, so a pixel counts 8 bytes.
     func heldMemory(for decoder: ImageDecoder) -> Int {
         let info = decoder.info
-        let rows = info.width * 4 * 4
+        let rows = info.width * 8 * 4
         let wholeImage = info.orientation != ExifOrientation.up.rawValue || (decoder.format == .png && decoder.isProgressive)
-        return wholeImage ? rows + min(memoryBudget, info.width * info.height * 4) : rows
+        return wholeImage ? rows + min(memoryBudget, info.width * info.height * 8) : rows
     }
 
     func run(decoder: ImageDecoder) throws(DownloadError) -> ConvertedImage {
@@ -26,22 +28,22 @@ struct ImageConversion {
         plan.targetHeight = min(plan.targetHeight, decoded.height)
         let orientation = ExifOrientation(rawValue: info.orientation) ?? .up
         let size = orientation.outputSize(width: plan.targetWidth, height: plan.targetHeight)
-        let channels = decoded.channels
+        let layout = decoded.layout
 
         var sink: RowSink
         switch pixelFormat {
-        case .png: sink = try PNGRowWriter(width: size.width, height: size.height, channels: channels, fd: output)
+        case .png: sink = try PNGRowWriter(width: size.width, height: size.height, layout: layout, fd: output)
         case .ppm, .pam:
-            sink = try NetpbmRowWriter(format: pixelFormat, width: size.width, height: size.height, channels: channels, fd: output)
+            sink = try NetpbmRowWriter(format: pixelFormat, width: size.width, height: size.height, layout: layout, fd: output)
         }
         if orientation != .up {
             sink = try OrientingSink(orientation: orientation, width: plan.targetWidth, height: plan.targetHeight,
-                                     channels: channels, next: sink, memoryBudget: memoryBudget,
+                                     pixelBytes: layout.pixelBytes, next: sink, memoryBudget: memoryBudget,
                                      bandBudget: max(1 << 20, memoryBudget / 2), scratchDirectory: scratchDirectory)
         }
         if decoded.width != plan.targetWidth || decoded.height != plan.targetHeight {
             sink = BoxDownscaler(sourceWidth: decoded.width, sourceHeight: decoded.height,
-                                 targetWidth: plan.targetWidth, targetHeight: plan.targetHeight, channels: channels, next: sink)
+                                 targetWidth: plan.targetWidth, targetHeight: plan.targetHeight, layout: layout, next: sink)
         }
         try pumpRows(from: decoder, into: sink)
         // The trailer is checked before the last stage writes anything it held back.
@@ -49,15 +51,17 @@ struct ImageConversion {
         try sink.finish()
         var source = info
         source.verified = true
-        let written = pixelFormat == .ppm ? 3 : channels
-        return ConvertedImage(source: source, width: size.width, height: size.height, channels: written)
+        source.outputWidth = size.width
+        source.outputHeight = size.height
+        let written = pixelFormat == .ppm ? 3 : layout.channels
+        return ConvertedImage(source: source, width: size.width, height: size.height, channels: written, bitDepth: layout.bitDepth)
     }
 
     /// Feeds every decoded row to `sink`. Interlaced PNG rows are assembled over libpng's seven
     /// passes in a raster (in memory within the budget, otherwise on disk) and then streamed.
     private func pumpRows(from decoder: ImageDecoder, into sink: RowSink) throws(DownloadError) {
         let decoded = decoder.output
-        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, decoded.width * decoded.channels))
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, decoded.rowBytes))
         defer { row.deallocate() }
         guard decoded.passes > 1 else {
             for _ in 0..<decoded.height {
@@ -66,7 +70,7 @@ struct ImageConversion {
             }
             return
         }
-        let raster = try Raster(width: decoded.width, height: decoded.height, channels: decoded.channels,
+        let raster = try Raster(width: decoded.width, height: decoded.height, pixelBytes: decoded.layout.pixelBytes,
                                 memoryBudget: memoryBudget, scratchDirectory: scratchDirectory)
         for pass in 0..<decoded.passes {
             for y in 0..<decoded.height {

@@ -1,7 +1,8 @@
 import CImageCodec
 import Glibc
 
-/// One streaming JPEG or PNG decode through CImageCodec: header on init, then rows, then the trailer.
+/// One streaming decode through CImageCodec: header on init, then the first frame's rows, then the
+/// trailer and any later frames.
 /// Owns the C decoder and the file descriptor it reads (none for an in-memory source); used by one
 /// thread at a time.
 final class ImageDecoder {
@@ -9,12 +10,14 @@ final class ImageDecoder {
     struct Output {
         var width: Int
         var height: Int
-        var channels: Int
+        var layout: PixelLayout
         /// Adam7 passes (7 for interlaced PNG): every pass delivers `height` rows.
         var passes: Int
+
+        var channels: Int { layout.channels }
+        var rowBytes: Int { layout.rowBytes(width: width) }
     }
 
-    /// JPEG or PNG.
     let format: ImageFormat
     /// The header, read by `init`.
     let info: ImageInfo
@@ -22,11 +25,13 @@ final class ImageDecoder {
     let hasAlpha: Bool
     /// Progressive JPEG or interlaced PNG.
     let isProgressive: Bool
-    /// Bytes the C decoder will hold while decoding (the header's estimate; see `DecodeMemoryBudget`).
+    /// Bytes the C decoder will hold while verifying (the header's estimate; see `DecodeMemoryBudget`).
     let decodeMemory: Int
+    /// Bytes it will hold while decoding pixels.
+    let convertMemory: Int
     private let handle: OpaquePointer
     private let fd: Int32
-    private(set) var output = Output(width: 0, height: 0, channels: 0, passes: 1)
+    private(set) var output = Output(width: 0, height: 0, layout: PixelLayout(channels: 0, bitDepth: 8), passes: 1)
 
     /// Opens `path` and reads its header; throws when the header is invalid or exceeds `limits`.
     convenience init(path: String, format: ImageFormat, limits: DecodeLimits) throws(DownloadError) {
@@ -67,6 +72,7 @@ final class ImageDecoder {
         hasAlpha = header.has_alpha != 0
         isProgressive = header.progressive != 0
         decodeMemory = Int(clamping: header.decode_memory)
+        convertMemory = Int(clamping: header.convert_memory)
     }
 
     deinit {
@@ -79,19 +85,22 @@ final class ImageDecoder {
         try CodecCall.run { imgcodec_decoder_verify(handle, $0, $1) }
     }
 
-    /// Starts decompression to 8-bit RGB or RGBA rows; JPEGs are DCT-scaled by `scaleNumerator`/8 (1...8).
+    /// Starts decompression to rows of the source's channels and depth (see `PixelLayout`); JPEGs are
+    /// DCT-scaled by `scaleNumerator`/8 (1...8).
     func start(scaleNumerator: Int = 8) throws(DownloadError) {
         var out = imgcodec_output()
         try CodecCall.run { imgcodec_decoder_start(handle, Int32(IMGCODEC_MODE_PIXELS), Int32(scaleNumerator), &out, $0, $1) }
-        output = Output(width: Int(out.width), height: Int(out.height), channels: Int(out.channels), passes: Int(out.passes))
+        output = Output(width: Int(out.width), height: Int(out.height),
+                        layout: PixelLayout(channels: Int(out.channels), bitDepth: Int(out.bit_depth)), passes: Int(out.passes))
     }
 
-    /// Decodes the next row into `row` (output width × channels bytes). For interlaced PNG see `Output.passes`.
+    /// Decodes the next row into `row` (`output.rowBytes` bytes). For interlaced PNG see `Output.passes`.
     func readRow(into row: UnsafeMutablePointer<UInt8>) throws(DownloadError) {
         try CodecCall.run { imgcodec_decoder_read_row(handle, row, $0, $1) }
     }
 
-    /// Reads the rest of the file: trailing markers or chunks, their CRCs, EOI or IEND.
+    /// Reads the rest of the file (trailing markers or chunks, their CRCs, EOI or IEND) and decodes
+    /// every later frame or page.
     func finish() throws(DownloadError) {
         try CodecCall.run { imgcodec_decoder_finish(handle, $0, $1) }
     }
@@ -106,7 +115,12 @@ final class ImageDecoder {
         switch format {
         case .jpeg: Int32(IMGCODEC_FORMAT_JPEG)
         case .png: Int32(IMGCODEC_FORMAT_PNG)
-        default: throw DownloadError(.notAnImage, "unsupported: \(format.rawValue.uppercased()) images are not decoded")
+        case .webp: Int32(IMGCODEC_FORMAT_WEBP)
+        case .gif: Int32(IMGCODEC_FORMAT_GIF)
+        case .avif: Int32(IMGCODEC_FORMAT_AVIF)
+        case .tiff: Int32(IMGCODEC_FORMAT_TIFF)
+        case .bmp: Int32(IMGCODEC_FORMAT_BMP)
+        default: throw DownloadError(.notAnImage, "unsupported: \(format.displayName) images are not decoded")
         }
     }
 }
@@ -124,6 +138,7 @@ extension DecodeLimits {
         func clamp32(_ value: Int) -> UInt32 { UInt32(clamping: max(0, value)) }
         return imgcodec_limits(max_pixels: UInt64(max(0, maxPixels)), max_width: clamp32(maxWidth),
                                max_height: clamp32(maxHeight), max_scans: clamp32(maxScans),
-                               max_memory: UInt64(max(0, maxMemory)))
+                               max_memory: UInt64(max(0, maxMemory)), max_frames: clamp32(maxFrames),
+                               max_total_pixels: UInt64(max(0, maxTotalPixels)))
     }
 }

@@ -1,4 +1,5 @@
-/// What a JPEG or PNG header says about the stored image, and whether the whole image was decoded.
+/// What an image's header says about the stored image, whether the whole image (every frame) was
+/// decoded, and the size of the pixels written for it, if any.
 public struct ImageInfo: Sendable, Equatable {
     /// Width as stored, before EXIF orientation.
     public var width: Int
@@ -11,8 +12,12 @@ public struct ImageInfo: Sendable, Equatable {
     public var bitDepth: Int
     /// EXIF orientation 1...8 (1 when the file has none).
     public var orientation: Int
-    /// True when every row (and every progressive scan) was decoded without error.
+    /// True when every row (every progressive scan, every frame) was decoded without error.
     public var verified: Bool
+    /// Width and height of the pixels written (`--save-as png|ppm|pam`: after orientation and
+    /// downscaling); nil when the original bytes were saved.
+    public var outputWidth: Int?
+    public var outputHeight: Int?
 
     public init(width: Int, height: Int, channels: Int, bitDepth: Int, orientation: Int = 1, verified: Bool) {
         self.width = width

@@ -6,7 +6,7 @@ final class OrientingSink: RowSink {
     private let orientation: ExifOrientation
     private let width: Int
     private let height: Int
-    private let channels: Int
+    private let pixelBytes: Int
     private let next: RowSink
     private let raster: Raster?
     private let bandBudget: Int
@@ -14,20 +14,20 @@ final class OrientingSink: RowSink {
     private var rowsStored = 0
 
     /// Orients a stored `width` × `height` image; `next` receives rows of the oriented size.
-    init(orientation: ExifOrientation, width: Int, height: Int, channels: Int, next: RowSink,
+    init(orientation: ExifOrientation, width: Int, height: Int, pixelBytes: Int, next: RowSink,
          memoryBudget: Int, bandBudget: Int, scratchDirectory: String) throws(DownloadError) {
         self.orientation = orientation
         self.width = width
         self.height = height
-        self.channels = channels
+        self.pixelBytes = pixelBytes
         self.next = next
         self.bandBudget = bandBudget
-        row = .allocate(capacity: max(width, height) * channels)
+        row = .allocate(capacity: max(width, height) * pixelBytes)
         switch orientation {
         case .up, .mirrored:
             raster = nil
         default:
-            raster = try Raster(width: width, height: height, channels: channels,
+            raster = try Raster(width: width, height: height, pixelBytes: pixelBytes,
                                 memoryBudget: memoryBudget, scratchDirectory: scratchDirectory)
         }
     }
@@ -42,7 +42,7 @@ final class OrientingSink: RowSink {
             try next.consume(input)
         case .mirrored:
             for x in 0..<width {
-                (row + x * channels).update(from: input + (width - 1 - x) * channels, count: channels)
+                (row + x * pixelBytes).update(from: input + (width - 1 - x) * pixelBytes, count: pixelBytes)
             }
             try next.consume(row)
         default:
@@ -64,7 +64,7 @@ final class OrientingSink: RowSink {
 
     /// Orientations 3 and 4: rows bottom to top, mirrored for 3.
     private func emitFlipped(_ raster: Raster) throws(DownloadError) {
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: width * channels)
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: width * pixelBytes)
         defer { scratch.deallocate() }
         for y in stride(from: height - 1, through: 0, by: -1) {
             if orientation == .downMirrored {
@@ -72,7 +72,7 @@ final class OrientingSink: RowSink {
             } else {
                 try raster.read(row: y, into: scratch)
                 for x in 0..<width {
-                    (row + x * channels).update(from: scratch + (width - 1 - x) * channels, count: channels)
+                    (row + x * pixelBytes).update(from: scratch + (width - 1 - x) * pixelBytes, count: pixelBytes)
                 }
             }
             try next.consume(row)
@@ -82,8 +82,8 @@ final class OrientingSink: RowSink {
     /// Orientations 5–8: each output row is a stored column. Columns are gathered in bands (one
     /// segment read per stored row per band) so disk reads stay large and memory stays bounded.
     private func emitTransposed(_ raster: Raster) throws(DownloadError) {
-        let bandColumns = max(1, min(width, bandBudget / max(1, height * channels)))
-        let band = UnsafeMutablePointer<UInt8>.allocate(capacity: bandColumns * height * channels)
+        let bandColumns = max(1, min(width, bandBudget / max(1, height * pixelBytes)))
+        let band = UnsafeMutablePointer<UInt8>.allocate(capacity: bandColumns * height * pixelBytes)
         defer { band.deallocate() }
         var outputRow = 0
         while outputRow < width {
@@ -93,16 +93,16 @@ final class OrientingSink: RowSink {
             let lastColumn = orientation.sourcePixel(x: 0, y: outputRow + count - 1, width: width, height: height).x
             let lowColumn = min(firstColumn, lastColumn)
             for y in 0..<height {
-                try raster.read(row: y, pixel: lowColumn, count: count, into: band + y * count * channels)
+                try raster.read(row: y, pixel: lowColumn, count: count, into: band + y * count * pixelBytes)
             }
             // Along an output row the stored column is fixed and the stored row moves by ±1.
             let rowStep = orientation.sourcePixel(x: 0, y: 0, width: width, height: height).y == 0 ? 1 : -1
             for outputY in outputRow..<(outputRow + count) {
                 let start = orientation.sourcePixel(x: 0, y: outputY, width: width, height: height)
-                var source = band + (start.y * count + start.x - lowColumn) * channels
-                let stride = rowStep * count * channels
+                var source = band + (start.y * count + start.x - lowColumn) * pixelBytes
+                let stride = rowStep * count * pixelBytes
                 for x in 0..<height {
-                    (row + x * channels).update(from: source, count: channels)
+                    (row + x * pixelBytes).update(from: source, count: pixelBytes)
                     source += stride
                 }
                 try next.consume(row)

@@ -1,14 +1,18 @@
 import CImageCodec
 
-/// Writes rows as a non-interlaced 8-bit RGB or RGBA PNG through libpng, one row at a time.
+/// Writes rows as a non-interlaced PNG through libpng, one row at a time: gray, gray + alpha, RGB
+/// or RGBA at 8 or 16 bits, as the rows come.
 final class PNGRowWriter: RowSink {
     private let handle: OpaquePointer
 
-    /// Writes the signature and IHDR at once; rows arrive with `channels` (3 or 4) bytes per pixel.
-    init(width: Int, height: Int, channels: Int, fd: Int32) throws(DownloadError) {
+    /// Writes the signature and IHDR at once; rows arrive in `layout`.
+    init(width: Int, height: Int, layout: PixelLayout, fd: Int32) throws(DownloadError) {
         var writer: OpaquePointer?
         do {
-            try CodecCall.run { imgcodec_png_writer_open(fd, UInt32(width), UInt32(height), Int32(channels), &writer, $0, $1) }
+            try CodecCall.run {
+                imgcodec_png_writer_open(fd, UInt32(width), UInt32(height), Int32(layout.channels), Int32(layout.bitDepth),
+                                         &writer, $0, $1)
+            }
         } catch {
             imgcodec_png_writer_close(writer)
             throw error

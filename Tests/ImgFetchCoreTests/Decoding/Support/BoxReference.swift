@@ -3,7 +3,8 @@
 /// `BoxDownscaler` against.
 func boxReference(_ image: Image, width: Int, height: Int) -> Image {
     let scaleX = Double(image.width) / Double(width), scaleY = Double(image.height) / Double(height)
-    var out = [UInt8]()
+    var out = [Int]()
+    let alphaChannel = image.channels == 2 || image.channels == 4 ? image.channels - 1 : -1
     for y in 0..<height {
         for x in 0..<width {
             let x0 = Double(x) * scaleX, x1 = Double(x + 1) * scaleX
@@ -15,21 +16,21 @@ func boxReference(_ image: Image, width: Int, height: Int) -> Image {
                 for sx in Int(x0)..<min(image.width, Int(x1.rounded(.up))) {
                     let weight = coverY * (min(x1, Double(sx + 1)) - max(x0, Double(sx)))
                     let pixel = image.pixel(sx, sy).map(Double.init)
-                    let alpha = image.channels == 4 ? pixel[3] : 1
+                    let alpha = alphaChannel >= 0 ? pixel[alphaChannel] : 1
                     for c in 0..<image.channels {
-                        sums[c] += weight * (image.channels == 4 && c < 3 ? pixel[c] * alpha : pixel[c])
+                        sums[c] += weight * (alphaChannel >= 0 && c != alphaChannel ? pixel[c] * alpha : pixel[c])
                     }
                     area += weight
                 }
             }
-            if image.channels == 4 {
-                let alphaSum = sums[3]
-                for c in 0..<3 { out.append(alphaSum > 0 ? UInt8((sums[c] / alphaSum).rounded()) : 0) }
-                out.append(UInt8((alphaSum / area).rounded()))
+            if alphaChannel >= 0 {
+                let alphaSum = sums[alphaChannel]
+                for c in 0..<alphaChannel { out.append(alphaSum > 0 ? Int((sums[c] / alphaSum).rounded()) : 0) }
+                out.append(Int((alphaSum / area).rounded()))
             } else {
-                out += sums.map { UInt8(($0 / area).rounded()) }
+                out += sums.map { Int(($0 / area).rounded()) }
             }
         }
     }
-    return Image(width: width, height: height, channels: image.channels, pixels: out)
+    return Image(width: width, height: height, channels: image.channels, bitDepth: image.bitDepth, samples: out)
 }

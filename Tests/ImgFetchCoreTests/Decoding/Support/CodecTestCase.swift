@@ -64,6 +64,7 @@ class CodecTestCase: XCTestCase {
         XCTAssertEqual(image.width, converted.width, file: file, line: line)
         XCTAssertEqual(image.height, converted.height, file: file, line: line)
         XCTAssertEqual(image.channels, converted.channels, file: file, line: line)
+        XCTAssertEqual(image.bitDepth, converted.bitDepth, file: file, line: line)
         return (converted, image)
     }
 
@@ -75,13 +76,13 @@ class CodecTestCase: XCTestCase {
         }
     }
 
-    /// Decodes a PNG to 8-bit RGB(A) rows with the codec's own row reader.
+    /// Decodes a PNG to rows of its own layout with the codec's own row reader.
     func decodePNG(_ bytes: [UInt8]) throws -> Image {
         let decoder = try ImageDecoder(path: try write(bytes, name: "readback.png"), format: .png, limits: DecodeLimits())
         try decoder.start()
         let out = decoder.output
-        var pixels = [UInt8](repeating: 0, count: out.width * out.height * out.channels)
-        let rowBytes = out.width * out.channels
+        let rowBytes = out.rowBytes
+        var pixels = [UInt8](repeating: 0, count: rowBytes * out.height)
         for pass in 0..<out.passes {
             for y in 0..<out.height {
                 if out.passes > 1 && !decoder.rowInPass(y, pass: pass) {
@@ -93,6 +94,6 @@ class CodecTestCase: XCTestCase {
             }
         }
         try decoder.finish()
-        return Image(width: out.width, height: out.height, channels: out.channels, pixels: pixels)
+        return Image(width: out.width, height: out.height, channels: out.channels, pixels: pixels, bitDepth: out.layout.bitDepth)
     }
 }

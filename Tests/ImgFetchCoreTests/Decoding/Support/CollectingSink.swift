@@ -21,7 +21,7 @@ final class CollectingSink: RowSink {
 
     /// Feeds `image` row by row into `sink`, then finishes it.
     static func feed(_ image: Image, into sink: RowSink) throws {
-        let rowBytes = image.width * image.channels
+        let rowBytes = image.width * image.pixelBytes
         try image.pixels.withUnsafeBufferPointer { pixels in
             for y in 0..<image.height { try sink.consume(pixels.baseAddress! + y * rowBytes) }
         }

@@ -1,15 +1,51 @@
 import XCTest
 
-/// Decoded test pixels: rows of width × channels bytes.
+/// Decoded test pixels laid out as the codec's rows are: width × channels samples a row, each one
+/// byte, or two in native byte order when `bitDepth` is 16.
 struct Image: Equatable {
     var width: Int
     var height: Int
     var channels: Int
     var pixels: [UInt8]
+    var bitDepth = 8
 
-    func pixel(_ x: Int, _ y: Int) -> ArraySlice<UInt8> {
-        let start = (y * width + x) * channels
-        return pixels[start..<start + channels]
+    init(width: Int, height: Int, channels: Int, pixels: [UInt8], bitDepth: Int = 8) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.pixels = pixels
+        self.bitDepth = bitDepth
+    }
+
+    /// An image from its samples (0...255, or 0...65535 when `bitDepth` is 16).
+    init(width: Int, height: Int, channels: Int, bitDepth: Int, samples: [Int]) {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(samples.count * (bitDepth == 16 ? 2 : 1))
+        for sample in samples {
+            if bitDepth == 16 {
+                withUnsafeBytes(of: UInt16(sample)) { bytes += $0 }
+            } else {
+                bytes.append(UInt8(sample))
+            }
+        }
+        self.init(width: width, height: height, channels: channels, pixels: bytes, bitDepth: bitDepth)
+    }
+
+    var bytesPerSample: Int { bitDepth == 16 ? 2 : 1 }
+    var pixelBytes: Int { channels * bytesPerSample }
+
+    /// Every sample, in order.
+    var samples: [Int] {
+        guard bitDepth == 16 else { return pixels.map(Int.init) }
+        return stride(from: 0, to: pixels.count, by: 2).map { i in
+            pixels.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: i, as: UInt16.self)) }
+        }
+    }
+
+    /// The samples of pixel (x, y).
+    func pixel(_ x: Int, _ y: Int) -> [Int] {
+        let start = (y * width + x) * pixelBytes
+        return Image(width: 1, height: 1, channels: channels, pixels: Array(pixels[start..<start + pixelBytes]), bitDepth: bitDepth).samples
     }
 
     /// The image as the upright view of an EXIF orientation, computed pixel by pixel from the definition.
@@ -17,6 +53,7 @@ struct Image: Equatable {
         let transposed = orientation >= 5
         let outWidth = transposed ? height : width, outHeight = transposed ? width : height
         var out = [UInt8](repeating: 0, count: pixels.count)
+        let channels = pixelBytes
         pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
                 var o = 0
@@ -40,16 +77,26 @@ struct Image: Equatable {
                 }
             }
         }
-        return Image(width: outWidth, height: outHeight, channels: channels, pixels: out)
+        return Image(width: outWidth, height: outHeight, channels: self.channels, pixels: out, bitDepth: bitDepth)
     }
 
-    /// The same pixels without the alpha channel.
-    func droppingAlpha() -> Image {
-        guard channels == 4 else { return self }
-        var out = [UInt8]()
+    /// The pixels as a PPM holds them: RGB (gray repeated, alpha dropped) at the same depth.
+    func asRGB() -> Image {
+        guard channels != 3 else { return self }
+        let all = samples
+        var out = [Int]()
         out.reserveCapacity(width * height * 3)
-        for i in stride(from: 0, to: pixels.count, by: 4) { out += pixels[i..<i + 3] }
-        return Image(width: width, height: height, channels: 3, pixels: out)
+        for i in stride(from: 0, to: all.count, by: channels) {
+            out += channels <= 2 ? [all[i], all[i], all[i]] : Array(all[i..<i + 3])
+        }
+        return Image(width: width, height: height, channels: 3, bitDepth: bitDepth, samples: out)
+    }
+
+    /// Only the first channel (gray from an RGB image whose channels are equal).
+    func firstChannel() -> Image {
+        let all = samples
+        return Image(width: width, height: height, channels: 1, bitDepth: bitDepth,
+                     samples: stride(from: 0, to: all.count, by: channels).map { all[$0] })
     }
 
     /// CMYK samples as the codec converts them (Adobe files store them inverted).
@@ -67,14 +114,16 @@ struct Image: Equatable {
 /// Fails with the first differing pixel rather than dumping two arrays.
 func XCTAssertSameImage(_ actual: Image, _ expected: Image, tolerance: Int = 0,
                         file: StaticString = #filePath, line: UInt = #line) {
-    guard actual.width == expected.width, actual.height == expected.height, actual.channels == expected.channels else {
-        XCTFail("size \(actual.width)×\(actual.height)×\(actual.channels), expected \(expected.width)×\(expected.height)×\(expected.channels)",
-                file: file, line: line)
+    guard actual.width == expected.width, actual.height == expected.height, actual.channels == expected.channels,
+          actual.bitDepth == expected.bitDepth else {
+        XCTFail("size \(actual.width)×\(actual.height)×\(actual.channels) at \(actual.bitDepth) bits, expected "
+                + "\(expected.width)×\(expected.height)×\(expected.channels) at \(expected.bitDepth) bits", file: file, line: line)
         return
     }
-    for i in actual.pixels.indices where abs(Int(actual.pixels[i]) - Int(expected.pixels[i])) > tolerance {
+    let (got, want) = (actual.samples, expected.samples)
+    for i in got.indices where abs(got[i] - want[i]) > tolerance {
         let pixel = i / actual.channels
-        XCTFail("pixel (\(pixel % actual.width), \(pixel / actual.width)) channel \(i % actual.channels): \(actual.pixels[i]), expected \(expected.pixels[i])",
+        XCTFail("pixel (\(pixel % actual.width), \(pixel / actual.width)) channel \(i % actual.channels): \(got[i]), expected \(want[i])",
                 file: file, line: line)
         return
     }

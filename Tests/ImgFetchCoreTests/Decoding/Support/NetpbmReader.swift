@@ -1,4 +1,5 @@
-/// Parses the binary PPM (P6) and PAM (P7) files the codec writes.
+/// Parses the binary PPM (P6) and PAM (P7) files the codec writes, into an `Image` (16-bit samples
+/// in native byte order).
 enum NetpbmReader {
     struct Malformed: Error {}
 
@@ -10,12 +11,12 @@ enum NetpbmReader {
             defer { offset = end + 1 }
             return String(decoding: bytes[offset..<end], as: UTF8.self)
         }
-        var width = 0, height = 0, channels = 3
+        var width = 0, height = 0, channels = 3, maxval = 255
         switch try line() {
         case "P6":
             let size = try line().split(separator: " ").compactMap { Int($0) }
-            guard size.count == 2, try line() == "255" else { throw Malformed() }
-            (width, height) = (size[0], size[1])
+            guard size.count == 2, let max = Int(try line()), max == 255 || max == 65535 else { throw Malformed() }
+            (width, height, maxval) = (size[0], size[1], max)
         case "P7":
             var fields: [String: String] = [:]
             while case let text = try line(), text != "ENDHDR" {
@@ -23,15 +24,20 @@ enum NetpbmReader {
                 guard parts.count == 2 else { throw Malformed() }
                 fields[parts[0]] = parts[1]
             }
+            let tuples = ["GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"]
             guard let w = fields["WIDTH"].flatMap(Int.init), let h = fields["HEIGHT"].flatMap(Int.init),
-                  let depth = fields["DEPTH"].flatMap(Int.init), fields["MAXVAL"] == "255",
-                  fields["TUPLTYPE"] == (depth == 4 ? "RGB_ALPHA" : "RGB") else { throw Malformed() }
-            (width, height, channels) = (w, h, depth)
+                  let depth = fields["DEPTH"].flatMap(Int.init), (1...4).contains(depth),
+                  let max = fields["MAXVAL"].flatMap(Int.init), max == 255 || max == 65535,
+                  fields["TUPLTYPE"] == tuples[depth - 1] else { throw Malformed() }
+            (width, height, channels, maxval) = (w, h, depth, max)
         default:
             throw Malformed()
         }
         let pixels = Array(bytes[offset...])
-        guard pixels.count == width * height * channels else { throw Malformed() }
-        return Image(width: width, height: height, channels: channels, pixels: pixels)
+        let sampleBytes = maxval == 65535 ? 2 : 1
+        guard pixels.count == width * height * channels * sampleBytes else { throw Malformed() }
+        guard sampleBytes == 2 else { return Image(width: width, height: height, channels: channels, pixels: pixels) }
+        let samples = stride(from: 0, to: pixels.count, by: 2).map { Int(pixels[$0]) << 8 | Int(pixels[$0 + 1]) }
+        return Image(width: width, height: height, channels: channels, bitDepth: 16, samples: samples)
     }
 }

@@ -57,49 +57,39 @@ struct PNGSample {
         }
     }
 
-    /// A stored sample as 8 bits: sub-byte gray scaled up, 16-bit rounded down to 8 (libpng's png_set_scale_16).
-    func eightBit(_ value: Int) -> UInt8 {
-        switch bitDepth {
-        case 16: UInt8((value * 255 + 32767) / 65535)
-        case 8: UInt8(value)
-        default: UInt8(value * 255 / ((1 << bitDepth) - 1))
-        }
-    }
-
     var hasAlpha: Bool {
         colorType == .grayAlpha || colorType == .rgba || !paletteAlpha.isEmpty || transparent != nil
     }
 
-    /// The 8-bit RGB or RGBA pixels a decoder must produce.
+    /// The pixels a decoder must produce: the stored channels (palettes as RGB, tRNS as an alpha
+    /// channel) at 8 bits, or 16 bits for 16-bit files; sub-byte gray scaled up to 8 bits.
     var expected: Image {
-        let channels = hasAlpha ? 4 : 3
-        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        let color = colorType == .rgb || colorType == .rgba || colorType == .palette
+        let channels = (color ? 3 : 1) + (hasAlpha ? 1 : 0)
+        let depth = bitDepth == 16 ? 16 : 8
+        let opaque = (1 << depth) - 1
+        func scaled(_ value: Int) -> Int { bitDepth < 8 ? value * 255 / ((1 << bitDepth) - 1) : value }
+        var samples = [Int]()
+        samples.reserveCapacity(width * height * channels)
         let n = colorType.samplesPerPixel
         var raw = [Int](repeating: 0, count: n)
-        var o = 0
         for y in 0..<height {
             for x in 0..<width {
                 for i in 0..<n { raw[i] = sample(y, x * n + i) }
-                var rgba: (UInt8, UInt8, UInt8, UInt8)
+                var pixel: [Int]
                 switch colorType {
                 case .palette:
                     let i = raw[0]
-                    rgba = (palette[3 * i], palette[3 * i + 1], palette[3 * i + 2], i < paletteAlpha.count ? paletteAlpha[i] : 255)
-                case .gray, .grayAlpha:
-                    let gray = eightBit(raw[0])
-                    rgba = (gray, gray, gray, colorType == .grayAlpha ? eightBit(raw[1]) : 255)
-                case .rgb, .rgba:
-                    rgba = (eightBit(raw[0]), eightBit(raw[1]), eightBit(raw[2]), colorType == .rgba ? eightBit(raw[3]) : 255)
+                    pixel = [Int(palette[3 * i]), Int(palette[3 * i + 1]), Int(palette[3 * i + 2])]
+                    if hasAlpha { pixel.append(i < paletteAlpha.count ? Int(paletteAlpha[i]) : 255) }
+                default:
+                    pixel = raw.map(scaled)
+                    if let transparent { pixel.append(Array(raw.prefix(transparent.count)) == transparent ? 0 : opaque) }
                 }
-                if let transparent, Array(raw.prefix(transparent.count)) == transparent { rgba.3 = 0 }
-                pixels[o] = rgba.0
-                pixels[o + 1] = rgba.1
-                pixels[o + 2] = rgba.2
-                if channels == 4 { pixels[o + 3] = rgba.3 }
-                o += channels
+                samples += pixel
             }
         }
-        return Image(width: width, height: height, channels: channels, pixels: pixels)
+        return Image(width: width, height: height, channels: channels, bitDepth: depth, samples: samples)
     }
 
     /// The stored channel count ImageInfo reports.
