@@ -1,7 +1,8 @@
 // libFuzzer entry point for imgfetch's codec (Sources/CImageCodec). Each input goes through the
 // same C entry points the Swift code calls: imgcodec_verify, then a pixel decode row by row whose
 // rows are re-encoded by the PNG writer, and the Exif parser gets the raw bytes as a TIFF block.
-// The input is sniffed like the decode stage does (JPEG or PNG magic); anything else is tried as both.
+// The input is sniffed like the decode stage does (by its magic bytes); anything else is tried as
+// every format.
 // Besides crashes, sanitizer reports and leaks, a broken contract aborts, so that libFuzzer keeps
 // the input: a failure without a one-line message, verify and decode disagreeing, an impossible header.
 #define _GNU_SOURCE
@@ -16,6 +17,7 @@
 // Limits small enough that no input can spend long on one image, as DecodeLimits would be set for bulk decoding.
 static const imgcodec_limits fuzz_limits = {
     .max_pixels = 1u << 22, .max_width = 1u << 16, .max_height = 1u << 16, .max_scans = 500, .max_memory = 256u << 20,
+    .max_frames = 1000, .max_total_pixels = 1u << 24,
 };
 
 // In C because libFuzzer calls it once per input: a broken contract must crash so that the input is kept.
@@ -67,13 +69,15 @@ static int fuzz_decode_pixels(int fd, int output, int format, int scale_num, img
     imgcodec_output out = {0};
     if (status == IMGCODEC_OK) status = imgcodec_decoder_start(decoder, IMGCODEC_MODE_PIXELS, scale_num, &out, message, sizeof message);
     if (status == IMGCODEC_OK) {
-        fuzz_require(out.channels == 3 || out.channels == 4, "RGB or RGBA rows", message);
-        fuzz_require(out.row_bytes == (size_t)out.width * (size_t)out.channels, "packed rows", message);
+        fuzz_require(out.channels >= 1 && out.channels <= 4, "1 to 4 channels", message);
+        fuzz_require(out.bit_depth == 8 || out.bit_depth == 16, "8- or 16-bit samples", message);
+        fuzz_require(out.row_bytes == (size_t)out.width * (size_t)out.channels * (size_t)(out.bit_depth / 8), "packed rows", message);
         row = calloc(out.row_bytes > 0 ? out.row_bytes : 1, 1);
         if (row == NULL) abort();
         if (out.passes == 1 && ftruncate(output, 0) == 0 && lseek(output, 0, SEEK_SET) == 0) {
             char ignored[IMGCODEC_MESSAGE_SIZE];
-            if (imgcodec_png_writer_open(output, out.width, out.height, out.channels, &writer, ignored, sizeof ignored) != IMGCODEC_OK) {
+            if (imgcodec_png_writer_open(output, out.width, out.height, out.channels, out.bit_depth, &writer, ignored,
+                                         sizeof ignored) != IMGCODEC_OK) {
                 imgcodec_png_writer_close(writer);
                 writer = NULL;
             }
@@ -119,6 +123,20 @@ static void fuzz_decode(int fd, int output, int format, int scale_num) {
     }
 }
 
+// In C beside the entry point: the format the input's magic bytes name, as ImageSniffer tells it; 0 for none.
+static int fuzz_sniff(const uint8_t *data, size_t size) {
+    if (size >= 2 && data[0] == 0xFF && data[1] == 0xD8) return IMGCODEC_FORMAT_JPEG;
+    if (size >= 4 && memcmp(data, "\x89PNG", 4) == 0) return IMGCODEC_FORMAT_PNG;
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return IMGCODEC_FORMAT_WEBP;
+    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return IMGCODEC_FORMAT_GIF;
+    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0 && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0)) {
+        return IMGCODEC_FORMAT_AVIF;
+    }
+    if (size >= 4 && (memcmp(data, "II*\0", 4) == 0 || memcmp(data, "MM\0*", 4) == 0)) return IMGCODEC_FORMAT_TIFF;
+    if (size >= 2 && memcmp(data, "BM", 2) == 0) return IMGCODEC_FORMAT_BMP;
+    return 0;
+}
+
 // In C because libFuzzer calls it.
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int input = -1, output = -1;
@@ -129,9 +147,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_load(input, data, size);
     // A quarter of the inputs are decoded DCT-scaled (JPEG), chosen by size so that a rerun repeats it.
     int scale_num = size % 4 == 0 ? (int)(size / 4 % 8) + 1 : 8;
-    int jpeg = size >= 2 && data[0] == 0xFF && data[1] == 0xD8;
-    int png = size >= 4 && memcmp(data, "\x89PNG", 4) == 0;
-    if (jpeg || !png) fuzz_decode(input, output, IMGCODEC_FORMAT_JPEG, scale_num);
-    if (png || !jpeg) fuzz_decode(input, output, IMGCODEC_FORMAT_PNG, scale_num);
+    int format = fuzz_sniff(data, size);
+    if (format != 0) {
+        fuzz_decode(input, output, format, scale_num);
+    } else {
+        for (format = IMGCODEC_FORMAT_JPEG; format <= IMGCODEC_FORMAT_BMP; format++) fuzz_decode(input, output, format, scale_num);
+    }
     return 0;
 }

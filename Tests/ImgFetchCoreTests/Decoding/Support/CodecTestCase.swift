@@ -38,6 +38,27 @@ class CodecTestCase: XCTestCase {
         XCTAssertEqual(result, .failure(DownloadError(kind, message)), file: file, line: line)
     }
 
+    /// Asserts that every cut of `bytes` (at `count` offsets spread over the file, the first bytes
+    /// and the last ones included) fails to verify and to convert, with a message starting with
+    /// one of `prefixes`: a truncated file is never taken for a whole one.
+    func assertTruncationsFail(_ bytes: [UInt8], _ format: ImageFormat, prefixes: [String], count: Int = 24,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        var offsets = Set((0..<count).map { $0 * bytes.count / count })
+        offsets.formUnion([1, 2, 3, 8, 12, 16, 30, bytes.count - 1, bytes.count - 2, bytes.count - 8].filter { $0 > 0 && $0 < bytes.count })
+        for offset in offsets.sorted() {
+            let cut = Array(bytes.prefix(offset))
+            let verified = try verify(cut, format, file: file, line: line)
+            guard case .failure(let error) = verified else {
+                XCTFail("\(format) cut at \(offset) of \(bytes.count) bytes verified", file: file, line: line)
+                continue
+            }
+            XCTAssertTrue(prefixes.contains { error.message.hasPrefix($0) }, "cut at \(offset): \(error.message)", file: file, line: line)
+            XCTAssertFalse(error.message.contains("\n"), file: file, line: line)
+            let (converted, _) = try convert(cut, format, to: .pam)
+            XCTAssertEqual(converted.error, error, "cut at \(offset): verify and convert disagree", file: file, line: line)
+        }
+    }
+
     /// Converts `bytes` and returns the result with the output file's bytes.
     func convert(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
                  limits: DecodeLimits = DecodeLimits(),

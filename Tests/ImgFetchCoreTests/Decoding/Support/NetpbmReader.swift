@@ -1,5 +1,5 @@
-/// Parses the binary PPM (P6) and PAM (P7) files the codec writes, into an `Image` (16-bit samples
-/// in native byte order).
+/// Parses binary PGM (P5), PPM (P6) and PAM (P7) files, as the codec and the reference decoders
+/// write them, into an `Image` (16-bit samples in native byte order).
 enum NetpbmReader {
     struct Malformed: Error {}
 
@@ -13,10 +13,12 @@ enum NetpbmReader {
         }
         var width = 0, height = 0, channels = 3, maxval = 255
         switch try line() {
-        case "P6":
-            let size = try line().split(separator: " ").compactMap { Int($0) }
-            guard size.count == 2, let max = Int(try line()), max == 255 || max == 65535 else { throw Malformed() }
-            (width, height, maxval) = (size[0], size[1], max)
+        case let magic where magic == "P5" || magic == "P6":
+            var size = try line().split(separator: " ").compactMap { Int($0) }
+            while size.count < 3 { size += try line().split(separator: " ").compactMap { Int($0) } }
+            guard size.count == 3, size[2] == 255 || size[2] == 65535 else { throw Malformed() }
+            (width, height, maxval) = (size[0], size[1], size[2])
+            channels = magic == "P5" ? 1 : 3
         case "P7":
             var fields: [String: String] = [:]
             while case let text = try line(), text != "ENDHDR" {
