@@ -69,7 +69,8 @@ enum Fixtures {
         guard status == 0 else { throw Failure(description: cString(message)) }
     }
 
-    private static func collect(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>,
+    /// Runs `encode` with the fixture encoders' out-parameters and returns the bytes it made.
+    static func collect(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>,
                                            UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> [UInt8] {
         var data: UnsafeMutablePointer<UInt8>?
         var size = 0
