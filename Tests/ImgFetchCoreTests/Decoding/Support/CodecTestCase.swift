@@ -41,10 +41,12 @@ class CodecTestCase: XCTestCase {
     /// Asserts that every cut of `bytes` (at `count` offsets spread over the file, the first bytes
     /// and the last ones included) fails to verify and to convert, with a message starting with
     /// one of `prefixes`: a truncated file is never taken for a whole one.
-    func assertTruncationsFail(_ bytes: [UInt8], _ format: ImageFormat, prefixes: [String], count: Int = 24,
+    /// `optionalTail` bytes at the end may be missing without harm (an RLE end-of-bitmap code).
+    func assertTruncationsFail(_ bytes: [UInt8], _ format: ImageFormat, prefixes: [String], count: Int = 24, optionalTail: Int = 0,
                                file: StaticString = #filePath, line: UInt = #line) throws {
-        var offsets = Set((0..<count).map { $0 * bytes.count / count })
-        offsets.formUnion([1, 2, 3, 8, 12, 16, 30, bytes.count - 1, bytes.count - 2, bytes.count - 8].filter { $0 > 0 && $0 < bytes.count })
+        let end = bytes.count - optionalTail
+        var offsets = Set((0..<count).map { $0 * end / count })
+        offsets.formUnion([1, 2, 3, 8, 12, 16, 30, end - 1, end - 2, end - 8].filter { $0 > 0 && $0 < end })
         for offset in offsets.sorted() {
             let cut = Array(bytes.prefix(offset))
             let verified = try verify(cut, format, file: file, line: line)
