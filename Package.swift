@@ -28,7 +28,10 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG", "CWebP", "CGIF", "CAVIF", "CTIFF"]),
+        // A C target gets its system libraries' pkg-config flags but not their module maps' `link`
+        // lines, and one pkg-config name covers one library: the rest are linked here.
+        .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG", "CWebP", "CGIF", "CAVIF", "CTIFF"],
+                linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("avif")]),
         .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
