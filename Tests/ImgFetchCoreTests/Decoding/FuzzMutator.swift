@@ -1,8 +1,14 @@
 /// Structure-aware mutations of JPEG and PNG files: bit flips, interesting bytes, truncations,
 /// segment or chunk shuffles, duplications and deletions, corrupted length fields and frame sizes.
 /// PNG chunks get their CRCs recomputed most of the time, so that damage reaches past the CRC check.
+/// Other formats are cut into fixed slices after their header, with little-endian fields.
 struct FuzzMutator {
-    enum Container { case jpeg, png }
+    enum Container: Equatable {
+        case jpeg, png
+        /// A header of `header` bytes, then slices; the image's width and height are 16-bit
+        /// (`wide` false) or 32-bit little-endian fields at `sizeOffsets`.
+        case other(header: Int, sizeOffsets: [Int], wide: Bool)
+    }
 
     static let interestingBytes: [UInt8] = [0x00, 0xFF, 0x7F, 0x80, 0x01, 0xFE]
     static let interestingLengths: [UInt32] = [0, 1, 2, 3, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF]
@@ -26,7 +32,12 @@ struct FuzzMutator {
 
     private func mutateOnce(_ bytes: inout [UInt8], using rng: inout SplitMix64) -> String {
         guard bytes.count > 2 else { return "too short to mutate" }
-        var units = container == .jpeg ? Self.jpegUnits(bytes) : Self.pngUnits(bytes)
+        var units: [ArraySlice<UInt8>]
+        switch container {
+        case .jpeg: units = Self.jpegUnits(bytes)
+        case .png: units = Self.pngUnits(bytes)
+        case .other(let header, _, _): units = Self.slices(bytes, header: header)
+        }
         switch Int.random(in: 0..<9, using: &rng) {
         case 0:
             let count = Int.random(in: 1...8, using: &rng)
@@ -64,7 +75,12 @@ struct FuzzMutator {
             // A marker (JPEG) or a chunk-type-like byte run (PNG) spliced in anywhere.
             let position = Int.random(in: 0...bytes.count, using: &rng)
             let markers: [UInt8] = [0xD0, 0xD7, 0xD8, 0xD9, 0xDA, 0xC4, 0xDB, 0xDD, 0xC2, 0xE1, 0xFF, 0x00]
-            let splice = container == .jpeg ? [0xFF, markers.randomElement(using: &rng)!] : Array("IDAT".utf8)
+            let splice: [UInt8]
+            switch container {
+            case .jpeg: splice = [0xFF, markers.randomElement(using: &rng)!]
+            case .png: splice = Array("IDAT".utf8)
+            case .other: splice = (0..<4).map { _ in Self.interestingBytes.randomElement(using: &rng)! }
+            }
             bytes.insert(contentsOf: splice, at: position)
             return "\(splice) inserted at \(position)"
         }
@@ -76,9 +92,12 @@ struct FuzzMutator {
         let field = container == .jpeg ? unit.startIndex + 2 : unit.startIndex
         let width = container == .jpeg ? 2 : 4
         guard field + width <= bytes.count, unit.count >= width + (container == .jpeg ? 2 : 0) else { return "no length field" }
-        let old = bytes[field..<field + width].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        // JPEG and PNG lengths are big-endian; the other formats' fields are little-endian.
+        let bigEndian = container == .jpeg || container == .png
+        let shift = { (i: Int) in UInt32(8 * (bigEndian ? width - 1 - i : i)) }
+        let old = (0..<width).reduce(UInt32(0)) { $0 | UInt32(bytes[field + $1]) << shift($1) }
         let value = Bool.random(using: &rng) ? Self.interestingLengths.randomElement(using: &rng)! : old &+ UInt32(bitPattern: Int32.random(in: -3...3, using: &rng))
-        for i in 0..<width { bytes[field + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(width - 1 - i))) }
+        for i in 0..<width { bytes[field + i] = UInt8(truncatingIfNeeded: value >> shift(i)) }
         return "length at \(field) set to \(value)"
     }
 
@@ -97,6 +116,9 @@ struct FuzzMutator {
             let field = sof + (height ? 5 : 7)
             bytes[field] = UInt8(truncatingIfNeeded: value >> 8)
             bytes[field + 1] = UInt8(truncatingIfNeeded: value)
+        case .other(_, let offsets, let wide):
+            guard let field = offsets.randomElement(using: &rng), field + (wide ? 4 : 2) <= bytes.count else { return "no size field" }
+            for i in 0..<(wide ? 4 : 2) { bytes[field + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
         }
         return "\(height ? "height" : "width") set to \(value)"
     }
@@ -122,6 +144,17 @@ struct FuzzMutator {
             offset = end
         }
         if offset < bytes.count { units.append(bytes[offset...]) }
+        return units
+    }
+
+    /// The header, then slices of 48 bytes.
+    static func slices(_ bytes: [UInt8], header: Int) -> [ArraySlice<UInt8>] {
+        var units: [ArraySlice<UInt8>] = [bytes.prefix(header)]
+        var offset = min(header, bytes.count)
+        while offset < bytes.count {
+            units.append(bytes[offset..<min(bytes.count, offset + 48)])
+            offset += 48
+        }
         return units
     }
 

@@ -43,13 +43,25 @@ struct FuzzPass: Sendable {
 
     /// Names of the files the pass leaves in `directory` by design (the inputs and outputs it reuses).
     static func ownFiles() -> Set<String> {
-        Set((0..<workers).flatMap { ["fuzz-\($0).jpeg", "fuzz-\($0).png", "fuzz-output-\($0)"] })
+        Set((0..<workers).flatMap { worker in ImageFormat.allCases.map { "fuzz-\(worker).\($0.rawValue)" } + ["fuzz-output-\(worker)"] })
+    }
+
+    /// How the mutator sees a format: JPEG segments, PNG chunks, or slices after a header whose size fields it knows.
+    static func container(_ format: ImageFormat) -> FuzzMutator.Container {
+        switch format {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .gif: .other(header: 13, sizeOffsets: [6, 8], wide: false)
+        case .webp: .other(header: 30, sizeOffsets: [26, 28], wide: false)
+        case .bmp: .other(header: 54, sizeOffsets: [18, 22], wide: true)
+        default: .other(header: 16, sizeOffsets: [], wide: false)
+        }
     }
 
     private func input(_ index: Int, worker: Int, output: Int32) -> (Outcome, [String]) {
         var rng = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         let fixture = fixtures[index % fixtures.count]
-        let (bytes, steps) = FuzzMutator(container: fixture.format == .jpeg ? .jpeg : .png).mutate(fixture.bytes, using: &rng)
+        let (bytes, steps) = FuzzMutator(container: Self.container(fixture.format)).mutate(fixture.bytes, using: &rng)
         let label = "input \(index) (seed \(seed)): \(fixture.name), \(steps.joined(separator: ", "))"
         var problems: [String] = []
         let path = directory + "/fuzz-\(worker).\(fixture.format.rawValue)"
@@ -67,13 +79,17 @@ struct FuzzPass: Sendable {
                                            limits: Self.limits, output: output, scratchDirectory: directory, memoryBudget: memoryBudget)
         for error in [verified.error, converted.error].compactMap({ $0 }) {
             if ![.notAnImage, .tooLarge].contains(error.kind) { problems.append("\(label): \(error.kind): \(error.message)") }
-            if !["invalid JPEG: ", "invalid PNG: ", "image too large: ", "unsupported: "].contains(where: { error.message.hasPrefix($0) })
+            let prefixes = ["JPEG", "PNG", "WebP", "GIF", "AVIF", "TIFF", "BMP"].map { "invalid \($0): " } + ["image too large: ", "unsupported: "]
+            if !prefixes.contains(where: { error.message.hasPrefix($0) })
                 || error.message.contains("\n") || error.message.contains("\r") {
                 problems.append("\(label): message \(error.message.debugDescription)")
             }
         }
         // JPEG DCT scaling decodes another way, so only unscaled conversions must agree with verify.
-        if (maxDimension == nil || fixture.format == .png) && verified.error != converted.error {
+        // TIFF layouts that libtiff reads but cannot convert (float or odd-sized samples) verify,
+        // and fail only a conversion, as "unsupported: …" and before any pixel is decoded.
+        let unconvertible = fixture.format == .tiff && converted.error?.message.hasPrefix("unsupported: ") == true
+        if (maxDimension == nil || fixture.format != .jpeg) && !unconvertible && verified.error != converted.error {
             problems.append("\(label): verify \(verified) but convert \(converted)")
         }
         if pixelFormat == .ppm, case .success(let image) = converted {

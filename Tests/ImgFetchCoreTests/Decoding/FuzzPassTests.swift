@@ -3,7 +3,7 @@ import Glibc
 import XCTest
 @testable import ImgFetchCore
 
-/// The decoders' fuzz pass (issue 6): thousands of deterministic mutants of seven fixtures, each
+/// The decoders' fuzz pass (issue 6): thousands of deterministic mutants of fixtures of every format, each
 /// verified and converted (see FuzzPass). A crash fails the run; every call must return a success
 /// or a one-line `DownloadError` about the data; verification and conversion must agree; nothing
 /// may be left in the scratch directory; and decoding the same inputs again must neither change an
@@ -32,6 +32,30 @@ final class FuzzPassTests: CodecTestCase {
                              bytes: try PNGSample(.rgb, bitDepth: 8, width: width, height: height).encoded(orientation: 8)),
             FuzzPass.Fixture(name: "palette PNG with tRNS", format: .png, bytes: try palette.encoded(textChunks: 2)),
             FuzzPass.Fixture(name: "interlaced RGBA PNG", format: .png, bytes: try interlaced.encoded()),
+            FuzzPass.Fixture(name: "lossy WebP with alpha", format: .webp,
+                             bytes: try WebPFixture.still(Fixtures.gradient(width: width, height: height, channels: 4), width: width,
+                                                          height: height, alpha: true)),
+            FuzzPass.Fixture(name: "lossless WebP animation", format: .webp,
+                             bytes: try WebPFixture.animation(width: width, height: height, frames: 2, lossless: true)),
+            FuzzPass.Fixture(name: "interlaced GIF, two frames", format: .gif, bytes: try {
+                var gif = GIFFixture.still(width: width, height: height, colors: 16, interlaced: true)
+                gif.frames.append(GIFFixture.Frame(left: 3, top: 2, width: 5, height: 4, indices: [UInt8](repeating: 3, count: 20),
+                                                   transparentIndex: 3))
+                return try gif.encoded()
+            }()),
+            FuzzPass.Fixture(name: "LZW TIFF, two pages", format: .tiff, bytes: try {
+                var tiff = TIFFFixture(width: width, height: height, samples: 4, bits: 8, photometric: 2, extraSamples: 2)
+                (tiff.options.compression, tiff.options.rows_per_strip, tiff.options.pages) = (5, 5, 2)
+                return try tiff.encoded()
+            }()),
+            FuzzPass.Fixture(name: "RLE8 BMP", format: .bmp,
+                             bytes: try BMPFixture(width: width, height: height, bits: 8, compression: Int32(IMGCODEC_TEST_BMP_RLE8)).encoded()),
+            FuzzPass.Fixture(name: "32-bit BMP with alpha", format: .bmp, bytes: try {
+                var bmp = BMPFixture(width: width, height: height, bits: 32, header: 124, topDown: true,
+                                     compression: Int32(IMGCODEC_TEST_BMP_BITFIELDS))
+                (bmp.options.red_mask, bmp.options.green_mask, bmp.options.blue_mask, bmp.options.alpha_mask) = (0xFF0000, 0xFF00, 0xFF, 0xFF00_0000)
+                return try bmp.encoded()
+            }()),
         ]
     }
 

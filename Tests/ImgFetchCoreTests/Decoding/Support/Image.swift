@@ -92,6 +92,17 @@ struct Image: Equatable {
         return Image(width: width, height: height, channels: 3, bitDepth: bitDepth, samples: out)
     }
 
+    /// Gray (+ alpha) from an RGB(A) image whose color channels are equal: the G channel, and alpha.
+    func grayFromRGB() -> Image {
+        let all = samples
+        var out = [Int]()
+        for i in stride(from: 0, to: all.count, by: channels) {
+            out.append(all[i + 1])
+            if channels == 4 { out.append(all[i + 3]) }
+        }
+        return Image(width: width, height: height, channels: channels == 4 ? 2 : 1, bitDepth: bitDepth, samples: out)
+    }
+
     /// Only the first channel (gray from an RGB image whose channels are equal).
     func firstChannel() -> Image {
         let all = samples

@@ -11,23 +11,26 @@ enum ReferenceDecoder {
     /// for the input and an output path; without `{out}` the output is stdout) and returns the
     /// output's bytes. `then` names a second tool that turns the output into a Netpbm file (e.g.
     /// `pngtopam` after `avifdec`).
-    static func run(_ tool: String, _ arguments: [String], input: [UInt8], name: String, directory: String) throws -> [UInt8] {
+    /// `outputSuffix` is appended to the output path, for tools that pick the format by extension
+    /// (write `{out}` + the suffix in `arguments` too).
+    static func run(_ tool: String, _ arguments: [String], input: [UInt8], name: String, directory: String,
+                    outputSuffix: String = "") throws -> [UInt8] {
         let inputPath = directory + "/reference-" + name
-        let outputPath = inputPath + ".out"
+        let outputPath = inputPath + ".out" + outputSuffix
         try Data(input).write(to: URL(fileURLWithPath: inputPath))
         defer {
             try? FileManager.default.removeItem(atPath: inputPath)
             try? FileManager.default.removeItem(atPath: outputPath)
         }
-        let toFile = arguments.contains("{out}")
-        let stdout = try execute(tool, arguments.map { $0 == "{in}" ? inputPath : $0 == "{out}" ? outputPath : $0 })
+        let toFile = arguments.contains { $0.hasPrefix("{out}") }
+        let stdout = try execute(tool, arguments.map { $0 == "{in}" ? inputPath : $0 == "{out}" + outputSuffix ? outputPath : $0 })
         return toFile ? [UInt8](try Data(contentsOf: URL(fileURLWithPath: outputPath))) : stdout
     }
 
     /// The reference's pixels: its output parsed as Netpbm, after `convert` (e.g. `["pngtopam", "-alphapam"]`) when given.
     static func image(_ tool: String, _ arguments: [String], input: [UInt8], name: String, directory: String,
-                      convert: [String]? = nil) throws -> Image {
-        var output = try run(tool, arguments, input: input, name: name, directory: directory)
+                      convert: [String]? = nil, outputSuffix: String = "") throws -> Image {
+        var output = try run(tool, arguments, input: input, name: name, directory: directory, outputSuffix: outputSuffix)
         if let convert {
             output = try run(convert[0], Array(convert.dropFirst()) + ["{in}"], input: output, name: name + ".converted", directory: directory)
         }
