@@ -48,6 +48,12 @@ final class FuzzPassTests: CodecTestCase {
                 (tiff.options.compression, tiff.options.rows_per_strip, tiff.options.pages) = (5, 5, 2)
                 return try tiff.encoded()
             }()),
+            FuzzPass.Fixture(name: "lossy 10-bit AVIF with alpha", format: .avif, bytes: try {
+                var avif = AVIFFixture(width: width, height: height, channels: 4, bitDepth: 10, yuv: Int32(IMGCODEC_TEST_AVIF_YUV420),
+                                       lossless: false)
+                avif.options.quantizer = 30
+                return try avif.encoded()
+            }()),
             FuzzPass.Fixture(name: "RLE8 BMP", format: .bmp,
                              bytes: try BMPFixture(width: width, height: height, bits: 8, compression: Int32(IMGCODEC_TEST_BMP_RLE8)).encoded()),
             FuzzPass.Fixture(name: "32-bit BMP with alpha", format: .bmp, bytes: try {
