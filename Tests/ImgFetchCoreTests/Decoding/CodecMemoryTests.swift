@@ -1,3 +1,4 @@
+import CImageCodec
 import Glibc
 import XCTest
 @testable import ImgFetchCore
@@ -67,6 +68,52 @@ final class CodecMemoryTests: CodecTestCase {
             let (peak, growth) = try peakRSS(side: 10_000, orientation: orientation)
             print("10000×10000 JPEG → PPM, orientation \(orientation): peak RSS \(peak >> 20) MiB (+\(growth >> 20) MiB)")
             XCTAssertLessThan(peak, 64 << 20)
+        }
+    }
+
+    /// Peak RSS growth while verifying `bytes` (from a file, as large bodies are).
+    private func verifyPeakGrowth(_ bytes: [UInt8], _ format: ImageFormat) throws -> (Result<ImageInfo, DownloadError>, Int) {
+        let path = directory + "/hostile.\(format.rawValue)"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        try resetPeak()
+        let before = try status("VmRSS")
+        let result = ImageCodec.verify(path: path, format: format)
+        return (result, try status("VmHWM") - before)
+    }
+
+    func testHostileFilesOfEveryFormatVerifyInBoundedMemory() throws {
+        // Small files that decode to many megapixels or many frames: verifying streams them.
+        var gifBomb = GIFFixture.still(width: 4, height: 4, colors: 2)
+        (gifBomb.screenWidth, gifBomb.screenHeight, gifBomb.frames[0].declared) = (8000, 8000, (8000, 8000))
+        var gifFrames = GIFFixture.still(width: 1, height: 1, colors: 2)
+        gifFrames.repeatLastFrame = 99_999
+        var rle = BMPFixture(width: 1, height: 1, bits: 8, compression: Int32(IMGCODEC_TEST_BMP_RLE8))
+        (rle.width, rle.height, rle.pixels) = (4000, 4000, [UInt8](repeating: 0, count: 4000 * 4000))
+        rle.options.rle_skips = 1
+        var tiffOptions = imgcodec_test_tiff_options()
+        (tiffOptions.samples, tiffOptions.bits, tiffOptions.photometric, tiffOptions.compression, tiffOptions.rows_per_strip) = (1, 8, 1, 8, 4000)
+        let tiff = try Fixtures.collect { data, size, message, messageSize in
+            imgcodec_test_encode_tiff(nil, 4000, 4000, &tiffOptions, data, size, message, messageSize)
+        }
+        var manyPages = TIFFFixture(width: 1, height: 1, samples: 1, bits: 8, photometric: 1)
+        manyPages.options.pages = 20_000
+        var avifFrames = AVIFFixture(width: 8, height: 8, channels: 3)
+        avifFrames.options.claimed_frames = 100_000
+        let cases: [(String, [UInt8], ImageFormat, Bool)] = [
+            ("GIF claiming 8000×8000 with 4×4 of data", try gifBomb.encoded(), .gif, false),
+            ("GIF of 100,000 frames", try gifFrames.encoded(), .gif, false),
+            ("RLE8 BMP of 4000×4000", try rle.encoded(), .bmp, true),
+            ("one-strip deflate TIFF of 4000×4000", tiff, .tiff, true),
+            ("TIFF of 20,000 pages", try manyPages.encoded(), .tiff, false),
+            ("WebP of 100,000 frames", try WebPFixture.built(canvas: (1, 1), frame: (1, 1), count: 100_000), .webp, false),
+            ("AVIF claiming 100,000 frames", try avifFrames.encoded(), .avif, false),
+        ]
+        for (label, bytes, format, valid) in cases {
+            let (result, growth) = try verifyPeakGrowth(bytes, format)
+            XCTAssertEqual(result.error == nil, valid, "\(label): \(result)")
+            // 16 megapixels of 8-bit samples would be 16 MiB: none of them is held.
+            XCTAssertLessThan(growth, 12 << 20, "\(label): peak RSS grew by \(growth >> 20) MiB")
         }
     }
 }
