@@ -89,6 +89,43 @@ final class CacheIndexTests: XCTestCase {
         XCTAssertNil(try open().entry(for: "http://h/a"))
     }
 
+    func testAVersion3IndexGainsTheOutputSizeAndKeepsItsEntries() throws {
+        let first = try open()
+        var converted = entry("http://h/a")
+        converted.image = ImageInfo(width: 300, height: 200, channels: 3, bitDepth: 8, verified: true)
+        converted.image?.outputWidth = 64
+        converted.image?.outputHeight = 43
+        first.store(converted)
+        first.store(entry("http://h/b"))
+        first.close()
+        // What version 3 had: the same table without the two output columns.
+        let database = try SQLiteDatabase(path: scratch.path + "/.imgfetch/index.sqlite")
+        let columns = """
+            url, final_url, kind, format, width, height, channels, bit_depth, orientation, verified, etag, last_modified, date, age,
+            cache_control, expires, pragma, max_age, no_cache, must_revalidate, freshness_lifetime, initial_age, response_time,
+            body_size, sha256
+            """
+        try database.execute("""
+            CREATE TABLE old (url TEXT PRIMARY KEY, final_url TEXT NOT NULL, kind TEXT NOT NULL, format TEXT NOT NULL,
+                width INTEGER, height INTEGER, channels INTEGER, bit_depth INTEGER, orientation INTEGER, verified INTEGER NOT NULL,
+                etag TEXT, last_modified TEXT, date TEXT, age TEXT, cache_control TEXT, expires TEXT, pragma TEXT,
+                max_age INTEGER, no_cache INTEGER NOT NULL, must_revalidate INTEGER NOT NULL,
+                freshness_lifetime REAL NOT NULL, initial_age REAL NOT NULL, response_time REAL NOT NULL,
+                body_size INTEGER NOT NULL, sha256 TEXT NOT NULL) WITHOUT ROWID;
+            INSERT INTO old (\(columns)) SELECT \(columns) FROM entries;
+            DROP TABLE entries; ALTER TABLE old RENAME TO entries; PRAGMA user_version = 3
+            """)
+        let reopened = try open()
+        XCTAssertEqual(reopened.entry(for: "http://h/b")?.files.map(\.name), ["a.jpg"], "entries are kept")
+        let image = try XCTUnwrap(reopened.entry(for: "http://h/a")?.image)
+        XCTAssertEqual(image.width, 300)
+        XCTAssertNil(image.outputWidth, "version 3 did not record it")
+        reopened.store(converted)
+        reopened.flush()
+        XCTAssertEqual(reopened.entry(for: "http://h/a")?.image?.outputWidth, 64)
+        XCTAssertEqual(reopened.entry(for: "http://h/a")?.image?.outputHeight, 43)
+    }
+
     func testAnUnwritableFolderIsAnErrorThatNamesIt() throws {
         let blocker = scratch.path + "/file"
         try Data().write(to: URL(fileURLWithPath: blocker))
