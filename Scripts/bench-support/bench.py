@@ -33,8 +33,9 @@ from measure import Run, Summary, run_measured  # noqa: E402
 from server import Server  # noqa: E402
 from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Imgfetch, Tool, Wget2, versions  # noqa: E402
 
-FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS}
-QUICK_SIZES = {"small": 300, "large": 6, "png": 60, "dup": 300, "tiny": 10_000}
+FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS,
+              "mixed": 2000}
+QUICK_SIZES = {"small": 300, "large": 6, "png": 60, "dup": 300, "tiny": 10_000, "mixed": 300}
 WAN_FILES = {"full": 2000, "quick": 500}     # URLs per WAN case (wan.py)
 WAN_RUNS = {"full": 2, "quick": 1}           # counted runs per WAN case: at 100 KB/s they are slow
 RUN_TIMEOUT = 300.0
@@ -180,6 +181,9 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
     dup_urls, dup_unique, dup_lines = lists.duplicate_list()
     tiny_urls, tiny_n = lists.tiny_list()
     huge_urls, huge_paths = lists.huge_list()
+    mixed_urls, mixed_paths, mixed_n = lists.set_list("mixed")
+    mixed_sizes = ", ".join(f"{ext} ~{kb:.0f} KB" for ext, kb in lists.mean_sizes("mixed").items())
+    _, _, webp_quality, avif_speed, avif_quantizer = corpus.MIXED
     scenarios = [
         Scenario("small", f"Small JPEGs: {small_n} × 640×480 (~40 KB, every 4th progressive)", small_urls,
                  small_paths, small_n, [default, no_decode, *peers, Img2dataset(venv), verify_limit, full_limit],
@@ -220,6 +224,19 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                  [save_ppm, default, ppm_limit], min(counted, 3), 60, limit_of=limits, out_root=tmpfs_root(),
                  notes=["For peak RSS: the bitmap is 300 MB, so a streaming decoder stays far below it. "
                         "Output on tmpfs, as for the PPM scenario."]),
+        Scenario("mixed", f"Mixed formats: the small set re-encoded, {mixed_n} × 640×480, ¼ each JPEG, WebP, AVIF, "
+                 "GIF", mixed_urls, mixed_paths, mixed_n,
+                 [default, no_decode, *peers, Img2dataset(venv), verify_limit, full_limit], counted, 120,
+                 limit_of=limits, max_runs={"img2dataset": min(counted, 3), "aria2c": min(counted, 3)},
+                 notes=["File i of the small set stays the same JPEG when i mod 4 = 0 (so all of them are "
+                        "baseline: the small set's progressive ones are at i mod 4 = 3) and is otherwise re-encoded "
+                        f"from its decoded pixels (`gen_corpus mixed`): lossy WebP (libwebp, q{webp_quality}), AVIF "
+                        f"(libavif with aom, speed {avif_speed}, quantizer {avif_quantizer}, 4:2:0), GIF (256 "
+                        "colors: a 6×7×6 palette with ordered dither). "
+                        f"Mean sizes: {mixed_sizes}. The list is in file order, so the formats alternate. "
+                        "The decode limits decode each format with imgfetch's libraries and verification settings "
+                        "(see the Method). img2dataset runs with `--disable_all_reencoding`, so it decodes nothing "
+                        "here either; aria2c and img2dataset have at most 3 counted runs (time budget)."]),
     ]
     wanted = set(args.only.split(",")) if args.only else None
     return [s for s in scenarios if wanted is None or s.key in wanted]
@@ -235,7 +252,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,rerun,version, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")

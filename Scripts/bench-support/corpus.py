@@ -10,6 +10,8 @@ last, so an interrupted generation is redone from scratch.
                                    every 7th interlaced; half graphics-like, half photo-like
     www/tinyfiles/t-00000.jpg  1000 JPEGs of 64x64 (~2 KB); the 100,000 tiny URLs map onto them
     www/huge/huge.jpg          one 10,000x10,000 JPEG, generated row by row
+    www/mixed/m-00000.jpg ..   the small set re-encoded by index mod 4: .jpg (the same file), .webp
+                                   (lossy, q80), .avif (aom, 4:2:0), .gif (256 colors, dithered)
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import os
 import random
 import shutil
 import subprocess
+import time
 
 CORPUS_VERSION = "v1"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +34,11 @@ JPEG_SETS = {
 }
 PNG_SET = ("g", 300, 512, 512, 3)  # prefix, count, width, height, seed
 HUGE = (10000, 10000, 85, 5, 4)    # width, height, quality, seed, noise
+# The mixed set: its source set, prefix, WebP quality, AVIF speed and quantizer (0-63). At speed 8
+# the whole set takes under 30 s on 2 cores, most of it aom's; quantizer 16 gives about 20 KB an
+# AVIF, half the JPEG's and near the WebP's 16 KB (AV1 smooths away most of the noise that
+# makes the JPEGs large).
+MIXED = ("small", "m", 80, 8, 16)
 TINY_URLS = 100_000
 DUP_UNIQUE = 1000
 DUP_COPIES = 3
@@ -40,7 +48,7 @@ def corpus_key() -> str:
     digest = hashlib.sha256()
     with open(os.path.join(HERE, "gen_corpus.c"), "rb") as f:
         digest.update(f.read())
-    digest.update(repr((JPEG_SETS, PNG_SET, HUGE)).encode())
+    digest.update(repr((JPEG_SETS, PNG_SET, HUGE, MIXED)).encode())
     return f"{CORPUS_VERSION}-{digest.hexdigest()[:10]}"
 
 
@@ -56,6 +64,7 @@ def ensure_corpus(bench_dir: str, generator: str, jobs: int) -> str:
     for stale in os.listdir(parent):  # older versions, or this one half-made
         shutil.rmtree(os.path.join(parent, stale), ignore_errors=True)
     print(f"bench: generating corpus {key} (once; cached in {root})", flush=True)
+    started = time.monotonic()
     for name, (prefix, count, w, h, quality, seed, every, noise) in JPEG_SETS.items():
         target = os.path.join(www, name)
         os.makedirs(target)
@@ -69,6 +78,16 @@ def ensure_corpus(bench_dir: str, generator: str, jobs: int) -> str:
     w, h, quality, seed, noise = HUGE
     subprocess.run([generator, "huge", os.path.join(www, "huge", "huge.jpg"), str(w), str(h), str(quality),
                     str(seed), str(noise)], check=True)
+    # Last, because it reads the small set's files.
+    source, prefix, webp_quality, avif_speed, avif_quantizer = MIXED
+    os.makedirs(os.path.join(www, "mixed"))
+    mixed_started = time.monotonic()
+    subprocess.run([generator, "mixed", os.path.join(www, source), JPEG_SETS[source][0], os.path.join(www, "mixed"),
+                    prefix, str(JPEG_SETS[source][1]), str(webp_quality), str(avif_speed), str(avif_quantizer),
+                    str(jobs)], check=True)
+    done = time.monotonic()
+    print(f"bench: corpus generated in {done - started:.1f} s (the mixed set: {done - mixed_started:.1f} s)",
+          flush=True)
     open(os.path.join(root, "complete"), "w").close()
     return www
 
@@ -98,6 +117,14 @@ class Lists:
         urls = self._write(f"{folder}.txt", [f"{self.base}/{folder}/{f}" for f in files])
         paths = self._write(f"{folder}.paths", [os.path.join(self.www, folder, f) for f in files])
         return urls, paths, len(files)
+
+    def mean_sizes(self, folder: str) -> dict[str, float]:
+        """Mean file size in KB by extension over the files set_list(folder) takes, in first-seen order."""
+        sizes: dict[str, list[int]] = {}
+        for name in self._files(folder, self.sizes[folder]):
+            ext = os.path.splitext(name)[1].lstrip(".").upper().replace("JPG", "JPEG")
+            sizes.setdefault(ext, []).append(os.path.getsize(os.path.join(self.www, folder, name)))
+        return {ext: sum(values) / len(values) / 1000 for ext, values in sizes.items()}
 
     def duplicate_list(self) -> tuple[str, int, int]:
         """Each of `unique` small-set URLs three times, in a fixed shuffled order: copies of a URL

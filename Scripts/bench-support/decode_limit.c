@@ -2,18 +2,27 @@
 //
 //   decode_limit [-t THREADS] [-m verify|full] [-w OUTDIR] -l PATHS_FILE
 //
-// Decodes every file named in PATHS_FILE (one path a line; JPEG or PNG by magic bytes) with
-// THREADS pthreads (default: one per online core). Each file is read from disk into memory, then
-// decoded from memory with libjpeg-turbo / libpng, the libraries imgfetch links. Modes:
-//   verify  decode every scan and row, as imgfetch's verification does: for JPEG the same cheap
-//           settings (1/8 scale, so every coefficient is entropy-decoded but the inverse DCT keeps
-//           only the DC term; JDCT_IFAST, no fancy upsampling, no color conversion), PNG without
-//           transforms;
-//   full    decode to 8-bit RGB(A) pixels with the default (accurate) settings, as a viewer does;
-//           with -w, also write each image as a binary PPM into OUTDIR (alpha dropped), the work
-//           of `imgfetch --save-as ppm` minus the download and the temp-file + rename.
+// Decodes every file named in PATHS_FILE (one path a line; the format from its magic bytes, as
+// imgfetch's decode stage and Scripts/fuzz-support/fuzz_decoder.c sniff it) with THREADS pthreads
+// (default: one per online core). Each file is read from disk into memory, then decoded from
+// memory with the libraries imgfetch links: libjpeg-turbo, libpng, libwebp, giflib and libavif
+// (dav1d, one thread per decoder, as Sources/CImageCodec opens it). Modes:
+//   verify  decode every scan, row and frame, as imgfetch's verification does, with its cheap
+//           settings: JPEG at 1/8 scale (every coefficient is entropy-decoded but the inverse DCT
+//           keeps only the DC term; JDCT_IFAST, no fancy upsampling, no color conversion); PNG
+//           without transforms; WebP to YUV scaled to 1x1 without the in-loop filter (the
+//           bitstream is parsed in full); GIF's LZW data line by line, every frame; AVIF's AV1
+//           data decoded to YUV, every frame, with no conversion to RGB;
+//   full    decode to 8-bit RGB(A) pixels as imgfetch's --save-as does: JPEG and PNG with the
+//           default (accurate) settings, WebP with its loop filter, GIF through its color table
+//           (the first frame; later ones verified), AVIF through libavif's bilinear YUV-to-RGB
+//           (the first frame; later ones decoded); with -w, also write each image as a binary PPM
+//           into OUTDIR (alpha dropped), the work of `imgfetch --save-as ppm` minus the download
+//           and the temp-file + rename.
+// Animated WebP, TIFF and BMP (BMP has imgfetch's own decoder, no library) are recognized but not
+// decoded: no bench corpus has them, and they count as failed.
 // Prints one line: "files=N failed=F pixels=P wall_s=S" and exits 1 if any file failed.
-// Build: gcc -O2 -pthread -o decode_limit decode_limit.c -ljpeg -lpng
+// Build: gcc -O2 -pthread -ISources/CImageCodec/include -o decode_limit decode_limit.c -ljpeg -lpng -lwebp -lgif -lavif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +33,10 @@
 #include <unistd.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <webp/decode.h>
+#include <gif_lib.h>
+#include <avif/avif.h>
+#include "imgcodec.h"  // IMGCODEC_FORMAT_*, the codec's names for the formats
 
 typedef struct {
     char **paths;
@@ -162,6 +175,161 @@ static int decode_png(job_t *job, const char *path, const unsigned char *data, s
     return ppm ? fclose(ppm) != 0 : 0;
 }
 
+// Writes `h` rows of `channels`-sample 8-bit pixels as PPM's RGB (alpha, a 4th channel, dropped).
+static int write_ppm(const job_t *job, const char *path, const unsigned char *pixels, unsigned w, unsigned h,
+                     int channels) {
+    FILE *ppm = open_ppm(job, path, w, h);
+    if (!ppm) return job->outdir != NULL;
+    unsigned char *rgb = channels == 3 ? NULL : malloc((size_t)w * 3);
+    for (unsigned y = 0; y < h; y++) {
+        const unsigned char *row = pixels + (size_t)y * w * (size_t)channels;
+        if (rgb) {
+            for (unsigned x = 0; x < w; x++) memcpy(rgb + 3 * x, row + (size_t)channels * x, 3);
+            row = rgb;
+        }
+        fwrite(row, 3, w, ppm);
+    }
+    free(rgb);
+    return fclose(ppm) != 0;
+}
+
+// A still image (WebPDecode refuses an animation). verify: the codec's check, YUV scaled to 1x1
+// without the loop filter; full: RGB or RGBA at full size with the default options.
+static int decode_webp(job_t *job, const char *path, const unsigned char *data, size_t size) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config) || WebPGetFeatures(data, size, &config.input) != VP8_STATUS_OK) return 1;
+    if (job->full) {
+        config.output.colorspace = config.input.has_alpha ? MODE_RGBA : MODE_RGB;
+    } else {
+        config.output.colorspace = MODE_YUV;
+        config.options.bypass_filtering = 1;
+        config.options.use_scaling = 1;
+        config.options.scaled_width = 1;
+        config.options.scaled_height = 1;
+    }
+    int failed = WebPDecode(data, size, &config) != VP8_STATUS_OK;
+    unsigned w = (unsigned)config.input.width, h = (unsigned)config.input.height;
+    if (!failed && job->full) {
+        const WebPRGBABuffer *rgba = &config.output.u.RGBA;
+        failed = write_ppm(job, path, rgba->rgba, w, h, config.input.has_alpha ? 4 : 3);
+    }
+    if (!failed) atomic_fetch_add(&job->pixels, (long long)w * h);
+    WebPFreeDecBuffer(&config.output);
+    return failed;
+}
+
+typedef struct { const unsigned char *data; size_t size, at; } mem_src_t;
+static int gif_read_mem(GifFileType *gif, GifByteType *out, int n) {
+    mem_src_t *src = gif->UserData;
+    size_t count = (size_t)n < src->size - src->at ? (size_t)n : src->size - src->at;
+    memcpy(out, src->data + src->at, count);
+    src->at += count;
+    return (int)count;
+}
+
+// Every frame's LZW data line by line, up to the trailer, as the codec verifies. full: the first
+// frame's lines also go through its color table into RGB; PPM only for a first frame that is not
+// interlaced and covers the screen (else it would need the whole bitmap), as for PNG.
+static int decode_gif(job_t *job, const char *path, const unsigned char *data, size_t size) {
+    mem_src_t src = { data, size, 0 };
+    int error = 0, failed = 1, frames = 0;
+    GifFileType *gif = DGifOpen(&src, gif_read_mem, &error);
+    if (!gif) return 1;
+    unsigned char *line = NULL, *rgb = NULL;
+    FILE *ppm = NULL;
+    for (;;) {
+        GifRecordType type;
+        if (DGifGetRecordType(gif, &type) == GIF_ERROR) break;
+        if (type == TERMINATE_RECORD_TYPE) { failed = frames == 0; break; }
+        if (type == EXTENSION_RECORD_TYPE) {  // skipped: only the image data costs anything
+            int code, ok;
+            GifByteType *block = NULL;
+            ok = DGifGetExtension(gif, &code, &block) != GIF_ERROR;
+            while (ok && block) ok = DGifGetExtensionNext(gif, &block) != GIF_ERROR;
+            if (!ok) break;
+            continue;
+        }
+        if (type != IMAGE_DESC_RECORD_TYPE || DGifGetImageDesc(gif) == GIF_ERROR) break;
+        GifFreeSavedImages(gif);  // giflib keeps every descriptor for DGifSlurp; nothing here needs them
+        gif->ImageCount = 0;
+        int w = gif->Image.Width, h = gif->Image.Height, y = 0;
+        if (w <= 0 || h <= 0) break;
+        free(line);
+        line = malloc((size_t)w);
+        const ColorMapObject *map = gif->Image.ColorMap ? gif->Image.ColorMap : gif->SColorMap;
+        int convert = job->full && frames == 0 && map;
+        if (convert) {
+            rgb = malloc((size_t)w * 3);
+            if (!gif->Image.Interlace && w == gif->SWidth && h == gif->SHeight && gif->Image.Left == 0
+                && gif->Image.Top == 0) ppm = open_ppm(job, path, (unsigned)w, (unsigned)h);
+        }
+        for (; y < h; y++) {
+            if (DGifGetLine(gif, line, w) == GIF_ERROR) break;
+            if (!convert) continue;
+            for (int x = 0; x < w; x++) {
+                const GifColorType *c = &map->Colors[line[x] < map->ColorCount ? line[x] : 0];
+                rgb[3 * x] = c->Red; rgb[3 * x + 1] = c->Green; rgb[3 * x + 2] = c->Blue;
+            }
+            if (ppm) fwrite(rgb, 3, (size_t)w, ppm);
+        }
+        if (y < h) break;
+        if (frames++ == 0) atomic_fetch_add(&job->pixels, (long long)gif->SWidth * gif->SHeight);
+    }
+    DGifCloseFile(gif, &error);
+    free(line); free(rgb);
+    if (ppm && fclose(ppm) != 0) failed = 1;
+    return failed;
+}
+
+// Every frame's AV1 data decoded to YUV by dav1d, one thread (libavif's maxThreads, as the codec
+// sets it); Exif and XMP ignored, as the codec does. full: the first frame converted to 8-bit RGB
+// or RGBA with libavif's bilinear chroma upsampling, the codec's choice for --save-as.
+static int decode_avif(job_t *job, const char *path, const unsigned char *data, size_t size) {
+    avifDecoder *avif = avifDecoderCreate();
+    if (!avif) return 1;
+    avif->maxThreads = 1;
+    avif->ignoreExif = AVIF_TRUE;
+    avif->ignoreXMP = AVIF_TRUE;
+    avifRGBImage rgb;
+    memset(&rgb, 0, sizeof rgb);
+    avifResult result = avifDecoderSetIOMemory(avif, data, size);
+    if (result == AVIF_RESULT_OK) result = avifDecoderParse(avif);
+    while (result == AVIF_RESULT_OK && avif->imageIndex + 1 < avif->imageCount) {
+        result = avifDecoderNextImage(avif);
+        if (result != AVIF_RESULT_OK || avif->imageIndex != 0) continue;
+        const avifImage *image = avif->image;
+        atomic_fetch_add(&job->pixels, (long long)image->width * image->height);
+        if (!job->full) continue;
+        avifRGBImageSetDefaults(&rgb, image);
+        rgb.depth = 8;
+        rgb.format = avif->alphaPresent ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+        rgb.chromaUpsampling = AVIF_CHROMA_UPSAMPLING_BEST_QUALITY;
+        avifRGBImageAllocatePixels(&rgb);
+        result = avifImageYUVToRGB(image, &rgb);
+        if (result == AVIF_RESULT_OK && write_ppm(job, path, rgb.pixels, rgb.width, rgb.height,
+                                                  avif->alphaPresent ? 4 : 3)) {
+            result = AVIF_RESULT_IO_ERROR;
+        }
+        avifRGBImageFreePixels(&rgb);
+    }
+    avifDecoderDestroy(avif);
+    return result != AVIF_RESULT_OK;
+}
+
+// The codec's format for a body, from its magic bytes only (fuzz_decoder.c's fuzz_sniff); 0 for none.
+static int sniff(const unsigned char *data, size_t size) {
+    if (size >= 2 && data[0] == 0xFF && data[1] == 0xD8) return IMGCODEC_FORMAT_JPEG;
+    if (size >= 4 && memcmp(data, "\x89PNG", 4) == 0) return IMGCODEC_FORMAT_PNG;
+    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return IMGCODEC_FORMAT_WEBP;
+    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return IMGCODEC_FORMAT_GIF;
+    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0 && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0)) {
+        return IMGCODEC_FORMAT_AVIF;
+    }
+    if (size >= 4 && (memcmp(data, "II*\0", 4) == 0 || memcmp(data, "MM\0*", 4) == 0)) return IMGCODEC_FORMAT_TIFF;
+    if (size >= 2 && memcmp(data, "BM", 2) == 0) return IMGCODEC_FORMAT_BMP;
+    return 0;
+}
+
 static void *worker(void *arg) {
     job_t *job = arg;
     for (;;) {
@@ -171,10 +339,17 @@ static void *worker(void *arg) {
         unsigned char *data = read_file(job->paths[i], &size);
         int failed = 1;
         const char *path = job->paths[i];
-        if (data && size >= 8 && data[0] == 0xFF && data[1] == 0xD8) failed = decode_jpeg(job, path, data, size);
-        else if (data && size >= 8 && png_sig_cmp(data, 0, 8) == 0) failed = decode_png(job, path, data, size);
+        int format = data ? sniff(data, size) : 0;
+        switch (format) {
+        case IMGCODEC_FORMAT_JPEG: failed = decode_jpeg(job, path, data, size); break;
+        case IMGCODEC_FORMAT_PNG: failed = decode_png(job, path, data, size); break;
+        case IMGCODEC_FORMAT_WEBP: failed = decode_webp(job, path, data, size); break;
+        case IMGCODEC_FORMAT_GIF: failed = decode_gif(job, path, data, size); break;
+        case IMGCODEC_FORMAT_AVIF: failed = decode_avif(job, path, data, size); break;
+        default: break;  // none, or TIFF and BMP: see the top of the file
+        }
         if (failed) {
-            fprintf(stderr, "decode_limit: failed: %s\n", job->paths[i]);
+            fprintf(stderr, "decode_limit: failed: %s (format %d)\n", job->paths[i], format);
             atomic_fetch_add(&job->failed, 1);
         }
         free(data);

@@ -15,7 +15,7 @@ import statistics
 import subprocess
 import time
 
-IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".pam")
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".ppm", ".pam")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
