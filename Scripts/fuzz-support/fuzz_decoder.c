@@ -116,9 +116,9 @@ static void fuzz_decode(int fd, int output, int format, int scale_num) {
     }
     int pixels = fuzz_decode_pixels(fd, output, format, scale_num, &decoded);
     // DCT scaling takes other paths through libjpeg; unscaled, verifying and decoding must agree,
-    // except for TIFF layouts libtiff reads but cannot convert (float samples and the like), which
-    // verify and fail only a pixel decode, as unsupported.
-    int unconvertible = format == IMGCODEC_FORMAT_TIFF && pixels == IMGCODEC_UNSUPPORTED;
+    // except for images a library reads but cannot convert (TIFF's float samples, AVIF's unusual
+    // matrix coefficients), which verify and fail only a pixel decode, as unsupported.
+    int unconvertible = pixels == IMGCODEC_UNSUPPORTED;
     if (scale_num == 8 && !unconvertible) {
         fuzz_require((status == IMGCODEC_OK) == (pixels == IMGCODEC_OK), "verify and decode agree", message);
     }

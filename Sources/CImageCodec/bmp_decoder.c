@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "bmp_internal.h"
 
 // A bounded BMP decoder written here (no BMP library is trusted). Headers: OS/2 BITMAPCOREHEADER
 // (12 bytes), BITMAPINFOHEADER (40), its 52/56-byte variants with RGB(A) masks, V4 (108) and V5
@@ -15,48 +15,8 @@
 //   palette is cut where the pixel data starts;
 // - the last row may lack its padding; anything after the pixel data is ignored.
 
-/// BMP compression codes (biCompression).
-enum {
-    IMGCODEC_BMP_RGB = 0,
-    IMGCODEC_BMP_RLE8 = 1,
-    IMGCODEC_BMP_RLE4 = 2,
-    IMGCODEC_BMP_BITFIELDS = 3,
-    IMGCODEC_BMP_JPEG = 4,
-    IMGCODEC_BMP_PNG = 5,
-    IMGCODEC_BMP_ALPHABITFIELDS = 6,
-};
-
 /// The most bytes of stored rows read at once (more only when one row is longer).
 #define IMGCODEC_BMP_WINDOW 65536
-
-/// One channel of a 16- or 32-bit pixel: where its bits lie and their largest value (0: absent).
-typedef struct imgcodec_bmp_field {
-    uint32_t shift;
-    uint32_t max;
-    int bits;
-} imgcodec_bmp_field;
-
-/// Everything a BMP decode holds, hung off decoder->state.
-typedef struct imgcodec_bmp_state {
-    uint32_t width, height;
-    int top_down;
-    int bpp;
-    uint32_t compression;
-    uint64_t data_offset;   // where the pixel data starts (bfOffBits)
-    uint64_t file_size;
-    uint64_t consumed;      // bytes read sequentially so far (the headers and palette)
-    uint64_t stride;        // bytes of one stored row, padded to 4 (uncompressed)
-    uint64_t row_data;      // bytes of one row's pixels, without the padding
-    int alpha;              // an alpha channel: a non-zero alpha mask with bit fields
-    int wide;               // a field wider than 8 bits: 16-bit output samples
-    int pixels;             // IMGCODEC_MODE_PIXELS: rows are converted (else only read)
-    imgcodec_bmp_field field[4];      // red, green, blue, alpha
-    unsigned char scale[4][256];      // field value → 8 bits, for fields of at most 8 bits
-    unsigned char palette[256][3];    // RGB; entries past the stored ones stay black
-    unsigned char *window;            // stored rows window_first … window_first + window_count - 1
-    uint32_t window_rows, window_first, window_count;
-    unsigned char *indices;           // RLE in PIXELS mode: width × height indices, top row first
-} imgcodec_bmp_state;
 
 // Reads a little-endian 16-bit field.
 static inline uint32_t imgcodec_bmp_le16(const unsigned char *p) {
@@ -268,70 +228,6 @@ static void imgcodec_bmp_open(imgcodec_decoder *decoder) {
     uint64_t window = state->stride > IMGCODEC_BMP_WINDOW ? state->stride : IMGCODEC_BMP_WINDOW;
     header->decode_memory = sizeof *state + (rle ? 0 : window);
     header->convert_memory = header->decode_memory + (rle ? (uint64_t)state->width * state->height : 0);
-}
-
-// Decodes the whole RLE stream from the file's current position: into state->indices when set,
-// else only checking it. Every command consumes input and only moves forward, so the work is
-// bounded by the file size plus width × height.
-static void imgcodec_bmp_decode_rle(imgcodec_decoder *decoder) {
-    imgcodec_bmp_state *state = decoder->state;
-    imgcodec_source *source = &decoder->source;
-    int rle4 = state->compression == IMGCODEC_BMP_RLE4;
-    uint32_t width = state->width, height = state->height;
-    uint32_t x = 0, y = 0;  // y counts rows from the bottom, as stored
-    unsigned char pair[2];
-    while (y < height) {
-        if (imgcodec_source_read(source, &decoder->failure, pair, 2) != 2) break;
-        unsigned char *row = state->indices != NULL ? state->indices + (size_t)(height - 1 - y) * width : NULL;
-        if (pair[0] > 0) {  // encoded run: pair[0] pixels of one index (RLE4: two alternating)
-            uint32_t count = pair[0] < width - x ? pair[0] : width - x;
-            for (uint32_t i = 0; row != NULL && i < count; i++) {
-                row[x + i] = rle4 ? (i & 1 ? pair[1] & 15 : pair[1] >> 4) : pair[1];
-            }
-            x += count;
-        } else if (pair[1] == 0) {  // end of line
-            x = 0;
-            y++;
-        } else if (pair[1] == 1) {  // end of bitmap
-            return;
-        } else if (pair[1] == 2) {  // delta: right and up, skipped pixels stay index 0
-            unsigned char delta[2];
-            if (imgcodec_source_read(source, &decoder->failure, delta, 2) != 2) break;
-            x = delta[0] < width - x ? x + delta[0] : width;
-            y += delta[1];
-        } else {  // absolute run: pair[1] literal indices, padded to a 16-bit boundary
-            uint32_t count = pair[1];
-            uint32_t bytes = rle4 ? (count + 1) / 2 : count;
-            unsigned char literal[256];
-            if (imgcodec_source_read(source, &decoder->failure, literal, (bytes + 1) & ~1u) != ((bytes + 1) & ~1u)) break;
-            for (uint32_t i = 0; i < count && x < width; i++, x++) {
-                if (row != NULL) row[x] = rle4 ? (i & 1 ? literal[i / 2] & 15 : literal[i / 2] >> 4) : literal[i];
-            }
-        }
-    }
-    if (y < height) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated RLE data (row %u of %u)",
-                      height - y, height);
-    }
-}
-
-// Skips sequentially to the pixel data and decodes the RLE stream; in C because failures longjmp.
-static void imgcodec_bmp_start_rle(imgcodec_decoder *decoder) {
-    imgcodec_bmp_state *state = decoder->state;
-    unsigned char skipped[4096];
-    while (state->consumed < state->data_offset) {
-        uint64_t left = state->data_offset - state->consumed;
-        size_t chunk = left < sizeof skipped ? (size_t)left : sizeof skipped;
-        if (imgcodec_source_read(&decoder->source, &decoder->failure, skipped, chunk) != chunk) {
-            imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated before the pixel data");
-        }
-        state->consumed += chunk;
-    }
-    if (state->pixels) {
-        state->indices = calloc((size_t)state->width * state->height, 1);
-        if (state->indices == NULL) imgcodec_fail(&decoder->failure, IMGCODEC_IO, "out of memory");
-    }
-    imgcodec_bmp_decode_rle(decoder);
 }
 
 // Describes the rows and sets up reading them; in C because failures longjmp.
