@@ -43,6 +43,9 @@ public enum ImgFetchCommand {
         do {
             let lists = try ListSource.openAll(options.lists)
             try prepareOutputDirectory(options.outputDirectory)
+            if !options.quiet, let hint = ListSource.terminalHint(paths: options.lists, stdinIsTerminal: isatty(STDIN_FILENO) == 1) {
+                stderr.write(hint)
+            }
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog),
                                            concurrency: options.concurrency)

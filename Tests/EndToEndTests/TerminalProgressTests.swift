@@ -49,6 +49,25 @@ final class TerminalProgressTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles().count, 6)
     }
 
+    func testTypedURLsAreReadAfterAHint() throws {
+        _ = try addJPEG("typed.jpg")
+        try startSession("'\(ImgFetchRunner.binary.path)' -o '\(outputDirectory)'; echo \"EXIT=$?\"; sleep 60")
+        var waiting = ""
+        XCTAssertTrue(try eventually(timeout: 10) {
+            waiting = try screen()
+            return waiting.contains("reading URLs from the terminal; end with Ctrl-D")
+        }, "no hint:\n\(waiting)")
+        _ = try tmux(["send-keys", "-t", session, server.url("/files/typed.jpg"), "Enter"])
+        _ = try tmux(["send-keys", "-t", session, "C-d"])
+        var finalScreen = ""
+        XCTAssertTrue(try eventually(timeout: 20) {
+            finalScreen = try screen()
+            return finalScreen.contains("EXIT=")
+        }, "imgfetch did not finish:\n\(finalScreen)")
+        XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
+        XCTAssertEqual(try outputFiles(), ["typed.jpg"])
+    }
+
     private func screen() throws -> String {
         try tmux(["capture-pane", "-p", "-t", session])
     }

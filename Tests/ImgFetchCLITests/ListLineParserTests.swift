@@ -159,4 +159,12 @@ final class ListLineParserTests: XCTestCase {
     }
 
     private struct ParseFailure: Error {}
+
+    func testTheTerminalHintOnlyWhenStdinIsATerminalAndTheListComesFromIt() {
+        let hint = "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
+        XCTAssertEqual(ListSource.terminalHint(paths: [], stdinIsTerminal: true), hint)
+        XCTAssertEqual(ListSource.terminalHint(paths: ["a.txt", "-"], stdinIsTerminal: true), hint)
+        XCTAssertNil(ListSource.terminalHint(paths: ["a.txt"], stdinIsTerminal: true))
+        XCTAssertNil(ListSource.terminalHint(paths: [], stdinIsTerminal: false))
+    }
 }

@@ -431,6 +431,9 @@ final class OptionParserTests: XCTestCase {
         }
         XCTAssertTrue(HelpText.usage.hasPrefix("Usage: imgfetch [OPTIONS] [LIST ...]\n"))
         XCTAssertTrue(HelpText.usage.hasSuffix("\n"))
+        // Every status and every exit code a script may see is explained.
+        XCTAssertTrue(HelpText.usage.contains("saved|skipped|failed|cancelled"))
+        for code in ["0", "1", "2", "130", "141"] { XCTAssertTrue(HelpText.usage.contains("  \(code)  "), "help lacks exit code \(code)") }
     }
 
     func testHelpTextMentionsEveryOption() {

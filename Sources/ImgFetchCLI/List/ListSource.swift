@@ -6,6 +6,13 @@ struct ListSource {
     let descriptor: Int32
 
     /// Opens every list before the run starts, so an unreadable one is a usage error (exit 2), not a half-done run.
+    /// The line that tells a user at a terminal where imgfetch is reading from: without it, a run
+    /// with no list given (or `-`) on a terminal just waits, silently, for typed URLs.
+    static func terminalHint(paths: [String], stdinIsTerminal: Bool) -> String? {
+        guard stdinIsTerminal, paths.isEmpty || paths.contains("-") else { return nil }
+        return "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
+    }
+
     static func openAll(_ paths: [String]) throws(SetupError) -> [ListSource] {
         if paths.isEmpty { return [ListSource(name: "<stdin>", descriptor: STDIN_FILENO)] }
         var sources: [ListSource] = []

@@ -18,6 +18,7 @@ public enum HelpText {
 
         List format:
           One URL per line. Blank lines and lines starting with '#' are skipped.
+          Typed at a terminal, the list ends with Ctrl-D.
           After the URL, optional whitespace-separated fields:
             out=NAME                     save as NAME instead of a name from the URL
             priority=high|normal|low     start sooner or later (default normal)
@@ -86,7 +87,7 @@ public enum HelpText {
 
         Output:
           stdout: one line per list item, tab-separated:
-                    saved|skipped|failed <TAB> URL <TAB> PATH-or-error
+                    saved|skipped|failed|cancelled <TAB> URL <TAB> PATH-or-error
           stderr: progress, warnings, errors and a one-line summary.
 
         A file indexed by an earlier run is the cache's: it is reused, revalidated
@@ -98,6 +99,7 @@ public enum HelpText {
           1    at least one item failed
           2    usage error, or an unreadable list or output directory
           130  interrupted by SIGINT (143 for SIGTERM), after cleaning up
+          141  stdout was closed by its reader (| head): a quiet stop
 
         """
 }
