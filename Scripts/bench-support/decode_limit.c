@@ -37,6 +37,7 @@
 #include <gif_lib.h>
 #include <avif/avif.h>
 #include "imgcodec.h"  // IMGCODEC_FORMAT_*, the codec's names for the formats
+#include "sniff.h"    // imgcodec_tools_sniff, shared with the fuzz harness
 
 typedef struct {
     char **paths;
@@ -315,21 +316,6 @@ static int decode_avif(job_t *job, const char *path, const unsigned char *data, 
     avifDecoderDestroy(avif);
     return result != AVIF_RESULT_OK;
 }
-
-// The codec's format for a body, from its magic bytes only (fuzz_decoder.c's fuzz_sniff); 0 for none.
-static int sniff(const unsigned char *data, size_t size) {
-    if (size >= 2 && data[0] == 0xFF && data[1] == 0xD8) return IMGCODEC_FORMAT_JPEG;
-    if (size >= 4 && memcmp(data, "\x89PNG", 4) == 0) return IMGCODEC_FORMAT_PNG;
-    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return IMGCODEC_FORMAT_WEBP;
-    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return IMGCODEC_FORMAT_GIF;
-    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0 && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0)) {
-        return IMGCODEC_FORMAT_AVIF;
-    }
-    if (size >= 4 && (memcmp(data, "II*\0", 4) == 0 || memcmp(data, "MM\0*", 4) == 0)) return IMGCODEC_FORMAT_TIFF;
-    if (size >= 2 && memcmp(data, "BM", 2) == 0) return IMGCODEC_FORMAT_BMP;
-    return 0;
-}
-
 static void *worker(void *arg) {
     job_t *job = arg;
     for (;;) {
@@ -339,7 +325,7 @@ static void *worker(void *arg) {
         unsigned char *data = read_file(job->paths[i], &size);
         int failed = 1;
         const char *path = job->paths[i];
-        int format = data ? sniff(data, size) : 0;
+        int format = data ? imgcodec_tools_sniff(data, size) : 0;
         switch (format) {
         case IMGCODEC_FORMAT_JPEG: failed = decode_jpeg(job, path, data, size); break;
         case IMGCODEC_FORMAT_PNG: failed = decode_png(job, path, data, size); break;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "imgcodec.h"
 #include "internal.h"
+#include "sniff.h"
 
 // Limits small enough that no input can spend long on one image, as DecodeLimits would be set for bulk decoding.
 static const imgcodec_limits fuzz_limits = {
@@ -127,21 +128,6 @@ static void fuzz_decode(int fd, int output, int format, int scale_num) {
                      verified.orientation == decoded.orientation, "verify and decode read one header", message);
     }
 }
-
-// In C beside the entry point: the format the input's magic bytes name, as ImageSniffer tells it; 0 for none.
-static int fuzz_sniff(const uint8_t *data, size_t size) {
-    if (size >= 2 && data[0] == 0xFF && data[1] == 0xD8) return IMGCODEC_FORMAT_JPEG;
-    if (size >= 4 && memcmp(data, "\x89PNG", 4) == 0) return IMGCODEC_FORMAT_PNG;
-    if (size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return IMGCODEC_FORMAT_WEBP;
-    if (size >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return IMGCODEC_FORMAT_GIF;
-    if (size >= 12 && memcmp(data + 4, "ftyp", 4) == 0 && (memcmp(data + 8, "avif", 4) == 0 || memcmp(data + 8, "avis", 4) == 0)) {
-        return IMGCODEC_FORMAT_AVIF;
-    }
-    if (size >= 4 && (memcmp(data, "II*\0", 4) == 0 || memcmp(data, "MM\0*", 4) == 0)) return IMGCODEC_FORMAT_TIFF;
-    if (size >= 2 && memcmp(data, "BM", 2) == 0) return IMGCODEC_FORMAT_BMP;
-    return 0;
-}
-
 // In C because libFuzzer calls it.
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int input = -1, output = -1;
@@ -152,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_load(input, data, size);
     // A quarter of the inputs are decoded DCT-scaled (JPEG), chosen by size so that a rerun repeats it.
     int scale_num = size % 4 == 0 ? (int)(size / 4 % 8) + 1 : 8;
-    int format = fuzz_sniff(data, size);
+    int format = imgcodec_tools_sniff(data, size);
     if (format != 0) {
         fuzz_decode(input, output, format, scale_num);
     } else {
