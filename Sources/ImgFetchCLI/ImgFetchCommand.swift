@@ -51,8 +51,13 @@ public enum ImgFetchCommand {
                                            concurrency: options.concurrency)
             reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
             let model = ProgressModel(now: monotonicSeconds())
-            let reporter = RunReporter(stdout: results, display: statusDisplay(options, model: model, stderr: stderr),
-                                       model: model, jsonl: options.jsonl, reportFile: reportFile, quiet: options.quiet)
+            let terminals = OutputTerminals.detect()
+            let display = statusDisplay(options, model: model, stderr: stderr, terminals: terminals)
+            let output = ResultOutput.choose(jsonl: options.jsonl, terminals: terminals,
+                                             colors: colorsAllowed(onTerminal: terminals.stdoutIsTerminal),
+                                             stdout: results, display: display)
+            let reporter = RunReporter(results: output, display: display, model: model, reportFile: reportFile,
+                                       quiet: options.quiet)
             let signals = SignalWatcher { number in control.stop(.interrupted(signal: number)) }
             defer { withExtendedLifetime(signals) {} }
             return try Run(options: options, reporter: reporter, control: control).execute(lists)
@@ -65,22 +70,32 @@ public enum ImgFetchCommand {
     }
 
     /// Picks how stderr shows progress: `auto` means a bar on a terminal (unless TERM=dumb), nothing otherwise.
-    static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: OutputSink) -> StatusDisplay {
-        let environment = ProcessInfo.processInfo.environment
-        let terminal = isatty(STDERR_FILENO) == 1 && environment["TERM"] != "dumb"
+    static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: OutputSink,
+                              terminals: OutputTerminals) -> StatusDisplay {
+        let terminal = terminals.stderrIsTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         var mode = options.quiet ? .none : options.progress
+        let automatic = mode == .auto
         if mode == .auto { mode = terminal ? .bar : .none }
         switch mode {
         case .bar:
-            let colors = terminal && environment["NO_COLOR"].map(\.isEmpty) ?? true
             let renderer = TerminalProgressRenderer(sink: stderr, columns: { BarStatusDisplay.terminalColumns(STDERR_FILENO) },
-                                                    colors: colors)
-            return BarStatusDisplay(renderer: renderer, model: model)
+                                                    colors: colorsAllowed(onTerminal: terminals.stderrIsTerminal))
+            // `imgfetch … | jq` on a terminal: jq prints where the frames are drawn. An explicit
+            // `--progress bar` is kept; `auto` gives the screen to the reader.
+            let sharing: (@Sendable () -> Bool)? = automatic && !terminals.stdoutIsTerminal
+                ? { @Sendable in PipeReaderProbe.readerWritesToTerminal() } : nil
+            return BarStatusDisplay(renderer: renderer, model: model, screenIsShared: sharing)
         case .plain:
             return PlainStatusDisplay(sink: stderr, model: model, interval: options.progressInterval)
         case .auto, .none:
             return PlainStatusDisplay(sink: stderr, model: model, interval: nil)
         }
+    }
+
+    /// Colors only on a terminal, and not when `NO_COLOR` is set (no-color.org) or `TERM` is `dumb`.
+    static func colorsAllowed(onTerminal terminal: Bool) -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return terminal && environment["TERM"] != "dumb" && environment["NO_COLOR"].map(\.isEmpty) ?? true
     }
 
     /// Creates the output directory if needed and checks that files can be created in it.

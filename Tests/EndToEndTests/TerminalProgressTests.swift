@@ -36,11 +36,7 @@ final class TerminalProgressTests: EndToEndTestCase {
         XCTAssertTrue(liveLines.contains { $0.contains("slow-") && $0.contains("%") }, liveScreen)
         XCTAssertTrue(liveLines.allSatisfy { $0.count < 100 }, "a line wrapped:\n\(liveScreen)")
 
-        var finalScreen = ""
-        XCTAssertTrue(try eventually(timeout: 30) {
-            finalScreen = try screen()
-            return finalScreen.contains("EXIT=")
-        }, "imgfetch did not finish:\n\(finalScreen)")
+        let finalScreen = try waitForExit(timeout: 30)
         XCTAssertTrue(finalScreen.contains("EXIT=1"), finalScreen)
         XCTAssertTrue(finalScreen.contains("7 items: 6 saved, 0 skipped, 1 failed"), finalScreen)
         XCTAssertTrue(finalScreen.contains("failed \(server.url("/status/404")): HTTP 404"), finalScreen)
@@ -59,23 +55,173 @@ final class TerminalProgressTests: EndToEndTestCase {
         }, "no hint:\n\(waiting)")
         _ = try tmux(["send-keys", "-t", session, server.url("/files/typed.jpg"), "Enter"])
         _ = try tmux(["send-keys", "-t", session, "C-d"])
-        var finalScreen = ""
-        XCTAssertTrue(try eventually(timeout: 20) {
-            finalScreen = try screen()
-            return finalScreen.contains("EXIT=")
-        }, "imgfetch did not finish:\n\(finalScreen)")
+        let finalScreen = try waitForExit(timeout: 20)
         XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
         XCTAssertEqual(try outputFiles(), ["typed.jpg"])
+    }
+
+    // MARK: - stdout and stderr on one terminal
+
+    func testResultLinesPrintAboveThePinnedAreaAndNothingStaleRemains() throws {
+        _ = try addJPEG("a.jpg")
+        let fast = (1...150).map { server.url("/files/a.jpg") + "?n=\($0) out=fast-\($0).jpg" }
+        let slow = (1...6).map { server.url("/drip/1500/files/a.jpg") + "?n=\($0) out=slow-\($0).jpg" }
+        // The slow ones first, so the fast ones finish while the live area shows them.
+        let list = try scratch.write("urls.txt", (slow + fast + [server.url("/status/404")]).joined(separator: "\n") + "\n")
+        let report = scratch.file("r.jsonl").path
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 8 --report '\(report)'; "
+                         + "echo \"EXIT=$?\"; sleep 60")
+
+        var captures: [String] = []
+        var finalScreen = ""
+        XCTAssertTrue(try eventually(timeout: 40) {
+            let capture = try screen()
+            if capture.contains("EXIT=") {
+                finalScreen = capture
+                return true
+            }
+            if capture.contains("/157") { captures.append(capture) }
+            return false
+        }, "imgfetch did not finish:\n\(captures.last ?? "")")
+        XCTAssertGreaterThan(captures.count, 5)
+        for capture in captures where !capture.contains("items:") {
+            let lines = capture.split(separator: "\n")
+            // The live area is the last thing on screen in every capture, results above it.
+            let barIndex = try XCTUnwrap(lines.lastIndex { $0.hasPrefix("[") && $0.contains("/157") }, "no bar:\n\(capture)")
+            XCTAssertEqual(lines.filter { $0.hasPrefix("[") && $0.contains("/157") }.count, 1, "stale bar frames:\n\(capture)")
+            XCTAssertFalse(lines[barIndex...].contains { $0.hasPrefix("✓") || $0.hasPrefix("✗") }, "a result under the area:\n\(capture)")
+        }
+
+        let all = try screenAndScrollback()
+        let lines = all.split(separator: "\n").map(String.init)
+        let summary = try XCTUnwrap(lines.firstIndex { $0.contains("157 items: 156 saved, 0 skipped, 1 failed") }, all)
+        let results = lines[..<summary].filter { $0.hasPrefix("✓ ") || $0.hasPrefix("✗ ") }
+        XCTAssertEqual(results.count, 157, all)
+        let names = results.compactMap { $0.split(separator: " ").dropFirst().first.map { String($0.split(separator: "/").last!) } }
+        XCTAssertEqual(Set(names).count, 157)
+        for number in 1...6 { XCTAssertTrue(names.contains("slow-\(number).jpg"), "slow-\(number).jpg") }
+        XCTAssertTrue(results.contains { $0.hasPrefix("✗ \(server.url("/status/404"))  HTTP 404") }, all)
+        XCTAssertTrue(results.first { $0.contains("fast-1.jpg") }?.contains("KiB") == true, "size shown")
+        // The same order as the report, which records items as they finish.
+        let reported = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count
+        XCTAssertEqual(reported, 157)
+        // No bar frame, no transfer row and no failure line on stderr were left behind.
+        XCTAssertFalse(lines.contains { $0.hasPrefix("[") && $0.contains("/157") }, all)
+        XCTAssertFalse(lines.contains { $0.hasPrefix("  slow-") }, all)
+        XCTAssertFalse(lines.contains { $0.hasPrefix("failed ") }, "the ✗ line is the failure line:\n\(all)")
+        XCTAssertTrue(finalScreen.contains("EXIT=1"), finalScreen)
+    }
+
+    func testNarrowTerminalShowsOnlyTheOverallLineAndWholeNames() throws {
+        _ = try addJPEG("a.jpg")
+        let urls = (1...6).map { server.url("/drip/1500/files/a.jpg") + "?n=\($0) out=average-photo-of-summer-\(1200 + $0).jpg" }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 3; echo \"EXIT=$?\"; sleep 60",
+                         columns: 40)
+        var live = ""
+        XCTAssertTrue(try eventually(timeout: 20) {
+            live = try screen()
+            return live.contains("/6")
+        }, live)
+        let liveLines = live.split(separator: "\n")
+        XCTAssertEqual(liveLines.filter { $0.contains("/6") }.count, 1, live)
+        XCTAssertFalse(liveLines.contains { $0.hasPrefix("  ") }, "no transfer rows below 60 columns:\n\(live)")
+        XCTAssertTrue(liveLines.allSatisfy { $0.count < 40 }, live)
+
+        let finalScreen = try waitForExit(timeout: 30, scrollback: true)
+        // Result lines wrap rather than lose the part of the name that tells them apart.
+        let joined = finalScreen.replacingOccurrences(of: "\n", with: "")
+        for number in 1201...1206 {
+            XCTAssertTrue(joined.contains("average-photo-of-summer-\(number).jpg"), finalScreen)
+        }
+        XCTAssertFalse(finalScreen.split(separator: "\n").contains { $0.hasPrefix("[") && $0.contains("/6") }, finalScreen)
+    }
+
+    func testResizingMidRunLeavesNoJunk() throws {
+        _ = try addJPEG("a.jpg")
+        let urls = (1...6).map { server.url("/drip/800/files/a.jpg") + "?n=\($0) out=resized-\($0).jpg" }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 6; echo \"EXIT=$?\"; sleep 60")
+        var live = ""
+        XCTAssertTrue(try eventually(timeout: 20) {
+            live = try screen()
+            return live.contains("resized-6")
+        }, live)
+        for columns in [70, 45, 100, 61] {
+            _ = try tmux(["resize-window", "-t", session!, "-x", String(columns), "-y", "30"])
+            usleep(300_000)
+            let lines = try screen().split(separator: "\n")
+            XCTAssertEqual(lines.filter { $0.contains("/6") && $0.contains("]") }.count, 1, "at \(columns):\n\(lines.joined(separator: "\n"))")
+        }
+        // The screen, not the scrollback: when a terminal narrows, tmux rewraps the frame on screen
+        // and may push its top rows into the scrollback before imgfetch can redraw.
+        let finalScreen = try waitForExit(timeout: 30)
+        let lines = finalScreen.split(separator: "\n")
+        XCTAssertFalse(lines.contains { $0.contains("/6") && $0.contains("]") }, "a bar frame was left:\n\(finalScreen)")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("  resized-") }, finalScreen)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("✓ ") }.count, 6, finalScreen)
+        XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
+    }
+
+    // MARK: - stdout piped into a program on the same terminal
+
+    func testAReaderPrintingToTheTerminalGetsTheScreen() throws {
+        _ = try addJPEG("a.jpg")
+        let urls = (1...6).map { server.url("/drip/1500/files/a.jpg") + "?n=\($0) out=piped-\($0).jpg" }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        // Two stages, as `| jq | head` would be: the last one prints on the terminal.
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 6 --jsonl | cat | cut -c1-24; "
+                         + "echo \"EXIT=$?\"; sleep 60")
+        var finalScreen = ""
+        XCTAssertTrue(try eventually(timeout: 30) {
+            finalScreen = try screenAndScrollback()
+            XCTAssertFalse(finalScreen.contains("/6"), "a live area under the reader's lines:\n\(finalScreen)")
+            return finalScreen.contains("EXIT=")
+        }, finalScreen)
+        let lines = finalScreen.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0 == "{\"url\":\"\(server.url("/drip/1500/files/a.jpg").prefix(16))" }.count, 6, finalScreen)
+        XCTAssertTrue(finalScreen.contains("6 items: 6 saved"), finalScreen)
+    }
+
+    func testAReaderWritingElsewhereKeepsTheLiveArea() throws {
+        _ = try addJPEG("a.jpg")
+        let urls = (1...6).map { server.url("/drip/1500/files/a.jpg") + "?n=\($0) out=kept-\($0).jpg" }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        let copy = scratch.file("copy.jsonl").path
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 6 --jsonl | cat > '\(copy)'; "
+                         + "echo \"EXIT=$?\"; sleep 60")
+        var live = ""
+        XCTAssertTrue(try eventually(timeout: 20) {
+            live = try screen()
+            return live.contains("kept-") && live.contains("/6")
+        }, "no live area:\n\(live)")
+        XCTAssertTrue(try eventually(timeout: 30) { try screen().contains("EXIT=0") })
+        XCTAssertEqual(try String(contentsOfFile: copy, encoding: .utf8).split(separator: "\n").count, 6)
+    }
+
+    /// Waits for the command's `EXIT=` line and returns the screen (and the scrollback) then.
+    private func waitForExit(timeout: Double, scrollback: Bool = false) throws -> String {
+        var capture = ""
+        XCTAssertTrue(try eventually(timeout: timeout) {
+            capture = try scrollback ? screenAndScrollback() : screen()
+            return capture.contains("EXIT=")
+        }, "imgfetch did not finish:\n\(capture)")
+        return capture
     }
 
     private func screen() throws -> String {
         try tmux(["capture-pane", "-p", "-t", session])
     }
 
+    /// The screen with everything that scrolled off it.
+    private func screenAndScrollback() throws -> String {
+        try tmux(["capture-pane", "-p", "-S", "-", "-t", session])
+    }
+
     /// Starts the detached session with posix_spawn, not Foundation's Process: the tmux server that
     /// the client forks would inherit Process's bookkeeping descriptor and make waitUntilExit hang.
-    private func startSession(_ command: String) throws {
-        let arguments = ["tmux", "new-session", "-d", "-s", session!, "-x", "100", "-y", "30", command]
+    private func startSession(_ command: String, columns: Int = 100) throws {
+        let arguments = ["tmux", "new-session", "-d", "-s", session!, "-x", String(columns), "-y", "30", command]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

@@ -198,8 +198,9 @@ final class RunReporterTests: XCTestCase {
 
     private func reporter(quiet: Bool = false, jsonl: Bool = false, reportFile: ReportFile? = nil) -> RunReporter {
         let model = ProgressModel(now: 0)
-        return RunReporter(stdout: stdout, display: PlainStatusDisplay(sink: stderr, model: model, interval: nil),
-                           model: model, jsonl: jsonl, reportFile: reportFile, quiet: quiet)
+        return RunReporter(results: ResultOutput(format: jsonl ? .jsonl : .tabSeparated, sink: stdout),
+                           display: PlainStatusDisplay(sink: stderr, model: model, interval: nil),
+                           model: model, reportFile: reportFile, quiet: quiet)
     }
 
     private func item(_ url: String, _ result: DownloadResult) -> ItemReport {

@@ -20,9 +20,13 @@ struct ProgressLineFormatter {
     static let comfortableBarWidth = 20
     static let maximumBarWidth = 40
 
+    /// Below this width only the overall line is shown: rows of a few columns tell nothing.
+    static let minimumColumnsForRows = 60
+
     /// The overall line followed by the rows of active transfers.
     func lines(for snapshot: ProgressSnapshot) -> [String] {
-        [overallLine(snapshot)] + activeRows(snapshot.active)
+        guard columns >= Self.minimumColumnsForRows else { return [overallLine(snapshot)] }
+        return [overallLine(snapshot)] + activeRows(snapshot.active)
     }
 
     // MARK: - Overall line
@@ -127,7 +131,10 @@ struct ProgressLineFormatter {
         guard maxRows > 0, !active.isEmpty else { return [] }
         let overflow = active.count > maxRows
         let shown = overflow ? Array(active.prefix(maxRows - 1)) : active
-        let rows = shown.map(RowParts.init)
+        var rows = shown.map(RowParts.init)
+        for (index, offset) in TerminalText.distinctOffsets(rows.map(\.name)).enumerated() {
+            rows[index].distinctFrom = offset
+        }
         for style in RowStyle.allCases {
             guard let layout = layout(rows, style: style) else { continue }
             var lines = rows.map { render($0, layout: layout) }
@@ -143,6 +150,8 @@ struct ProgressLineFormatter {
     /// The cleaned-up pieces of one row.
     private struct RowParts {
         var name: String
+        /// Where the name starts to differ from the other rows' names; kept when it is cut.
+        var distinctFrom = 0
         /// nil when the size is unknown: a spinner, no bar, no percent.
         var fraction: Double?
         var bytes: String
@@ -198,7 +207,7 @@ struct ProgressLineFormatter {
     }
 
     private func render(_ row: RowParts, layout: RowLayout) -> String {
-        let name = TerminalText.padded(TerminalText.middleTruncated(row.name, toWidth: layout.nameWidth), toWidth: layout.nameWidth)
+        let name = TerminalText.padded(TerminalText.middleTruncated(row.name, toWidth: layout.nameWidth, distinctFrom: row.distinctFrom), toWidth: layout.nameWidth)
         var line = String(repeating: " ", count: Self.rowIndent) + name + " "
         if let fraction = row.fraction {
             if layout.style == .bars { line += bar(fraction: fraction, width: layout.barWidth) }

@@ -11,8 +11,12 @@ final class ProgressModel: Sendable {
         var active: [String: (ordinal: Int, transfer: ActiveTransfer)] = [:]
         /// Bytes received per URL in flight: callers that share one transfer count once.
         var inFlight: [String: Int64] = [:]
+        /// Body bytes received over the network, cancelled and failed transfers included: what
+        /// the bar shows and what the summary reports, so the two never disagree.
+        var received: Int64 = 0
         var nextOrdinal = 0
-        var rate = RateMeter()
+        var byteRate = SmoothedRate()
+        var remaining = RemainingTimeEstimator()
     }
 
     private let state = Mutex(State())
@@ -35,6 +39,8 @@ final class ProgressModel: Sendable {
     /// Bytes of an in-flight item (key: its list position; url: its transfer's identity).
     func progress(key: String, url: String, name: String, received: Int64, expected: Int64?) {
         state.withLock { state in
+            // A retry starts its body again from zero; what it receives again is received again.
+            state.received += max(0, received - (state.inFlight[url] ?? 0))
             state.inFlight[url] = received
             if var entry = state.active[key] {
                 entry.transfer.received = received
@@ -51,54 +57,44 @@ final class ProgressModel: Sendable {
     func finished(key: String, url: String, _ result: DownloadResult) {
         state.withLock { state in
             state.active[key] = nil
-            state.inFlight[url] = nil
+            // The transfer's own item settles its bytes; one that shared it leaves them alone, as
+            // the summary counts a shared body once.
+            if !result.coalesced || result.status == .cancelled {
+                let seen = state.inFlight.removeValue(forKey: url) ?? 0
+                if !result.coalesced { state.received += max(0, result.bytes - seen) }
+            }
             state.summary.add(result)
         }
     }
 
-    var summary: RunSummary { state.withLock { $0.summary } }
+    /// The counts so far; its bytes are the bytes received, as the bar shows them.
+    var summary: RunSummary {
+        state.withLock { state in
+            var summary = state.summary
+            summary.bytes = state.received
+            return summary
+        }
+    }
 
     func snapshot(now: Double) -> ProgressSnapshot {
         state.withLock { state in
-            let inFlight = state.inFlight.values.reduce(0, +)
-            let bytes = state.summary.bytes + inFlight
             let summary = state.summary
             let done = summary.items
-            var eta: Double?
-            if state.listComplete, done > 0, done < state.total {
-                eta = (now - started) / Double(done) * Double(state.total - done)
-            } else if state.listComplete, done == state.total {
-                eta = 0
+            let active = state.active.values.sorted { $0.ordinal < $1.ordinal }.map(\.transfer)
+            // Items in flight count for the part of their body already received.
+            let partial = active.reduce(0.0) { sum, transfer in
+                sum + (transfer.expected.map { ProgressFields.fraction(received: transfer.received, expected: $0) } ?? 0)
             }
+            let eta = state.remaining.estimate(done: Double(done) + partial, total: state.total,
+                                               totalIsFinal: state.listComplete, at: now)
+            let elapsed = now - started
+            let average = elapsed > 0 ? Double(state.received) / elapsed : 0
+            let smoothed = state.byteRate.sample(Double(state.received), at: now)
             return ProgressSnapshot(
                 done: done, total: state.total, listComplete: state.listComplete,
                 saved: summary.saved, skipped: summary.skipped, failed: summary.failed,
-                bytes: bytes, bytesPerSecond: state.rate.sample(bytes: bytes, at: now), etaSeconds: eta,
-                active: state.active.values.sorted { $0.ordinal < $1.ordinal }.map(\.transfer))
+                bytes: state.received, bytesPerSecond: smoothed ?? average, averageBytesPerSecond: average,
+                etaSeconds: eta, active: active)
         }
-    }
-}
-
-/// A smoothed transfer rate from (time, total bytes) samples.
-struct RateMeter {
-    private var lastTime: Double?
-    private var lastBytes: Int64 = 0
-    private var rate: Double = 0
-
-    /// Feeds a sample and returns the current rate in bytes per second.
-    mutating func sample(bytes: Int64, at time: Double) -> Double {
-        guard let last = lastTime else {
-            lastTime = time
-            lastBytes = bytes
-            return 0
-        }
-        let elapsed = time - last
-        // Samples closer than half a second are too noisy to move the estimate.
-        guard elapsed >= 0.5 else { return rate }
-        let instant = Double(bytes - lastBytes) / elapsed
-        rate = rate == 0 ? instant : 0.7 * rate + 0.3 * instant
-        lastTime = time
-        lastBytes = bytes
-        return rate
     }
 }

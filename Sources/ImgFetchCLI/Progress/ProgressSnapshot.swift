@@ -15,6 +15,8 @@ struct ProgressSnapshot: Sendable, Equatable {
     var bytes: Int64 = 0
     /// Current transfer rate, already smoothed by the caller.
     var bytesPerSecond: Double = 0
+    /// Bytes over the seconds since the run started.
+    var averageBytesPerSecond: Double = 0
     /// Seconds left; nil when unknown.
     var etaSeconds: Double?
     /// In-flight items, oldest first.

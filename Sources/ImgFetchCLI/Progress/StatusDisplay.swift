@@ -10,6 +10,8 @@ protocol StatusDisplay: Sendable {
     func finish(summary: String?)
     /// Whether it shows bytes of transfers still running: without it, no progress events are asked for.
     var showsProgress: Bool { get }
+    /// Whether it keeps a live area on screen, which other output to that terminal must go around.
+    var drawsLiveArea: Bool { get }
 }
 
 /// Seconds on a monotonic clock.
@@ -41,6 +43,7 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
     }
 
     var showsProgress: Bool { timer != nil }
+    var drawsLiveArea: Bool { false }
 
     func message(_ line: String) {
         sink.write(line)
@@ -54,28 +57,53 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
     static func statusLine(_ snapshot: ProgressSnapshot) -> String {
         let total = "\(snapshot.total)\(snapshot.listComplete ? "" : "+")"
         return "imgfetch: \(snapshot.done)/\(total) items: \(snapshot.saved) saved, \(snapshot.skipped) skipped, "
-            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ByteCount.format(Int64(snapshot.bytesPerSecond)))/s\n"
+            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ProgressFields.rate(snapshot.averageBytesPerSecond)) on average\n"
     }
 }
 
 /// The live bar on a terminal, redrawn at most 10 times a second by a timer; messages go above it.
 ///
-/// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked Sendable.
+/// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked
+/// Sendable; its handler runs on its own serial queue.
 final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
     private let renderer: TerminalProgressRenderer
     private let timer: DispatchSourceTimer
 
-    init(renderer: TerminalProgressRenderer, model: ProgressModel) {
+    /// - Parameter screenIsShared: asked on the frames of the first `sharingCheckSeconds`, while
+    ///   a pipeline's later stages start; when it says another program writes to the same
+    ///   terminal (`imgfetch … | jq`), the live area is erased for good and only messages remain.
+    init(renderer: TerminalProgressRenderer, model: ProgressModel, screenIsShared: (@Sendable () -> Bool)? = nil) {
         self.renderer = renderer
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.progress"))
+        let started = monotonicSeconds()
+        nonisolated(unsafe) var sharingCheck = screenIsShared
         timer.schedule(deadline: .now(), repeating: 0.1)
         timer.setEventHandler {
-            renderer.render(model.snapshot(now: monotonicSeconds()))
+            let now = monotonicSeconds()
+            if let check = sharingCheck {
+                if now - started > Self.sharingCheckSeconds {
+                    sharingCheck = nil
+                } else if check() {
+                    sharingCheck = nil
+                    renderer.retire()
+                    return
+                } else if now - started < Self.sharingGraceSeconds {
+                    // The shell may not have started the reader yet: no frame it could print over.
+                    return
+                }
+            }
+            renderer.render(model.snapshot(now: now))
         }
         timer.resume()
     }
 
+    /// How long after the start a pipeline's reader is looked for.
+    static let sharingCheckSeconds = 2.0
+    /// How long the first frame waits while the reader is looked for.
+    static let sharingGraceSeconds = 0.3
+
     var showsProgress: Bool { true }
+    var drawsLiveArea: Bool { true }
 
     func message(_ line: String) {
         renderer.printAbove(line.hasSuffix("\n") ? String(line.dropLast()) : line)

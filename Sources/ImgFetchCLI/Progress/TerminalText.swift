@@ -80,11 +80,22 @@ enum TerminalText {
 
     /// `text` (plain, no escapes) cut to at most `width` columns by replacing its middle with `…`,
     /// so both the start of a name and its extension stay visible.
-    static func middleTruncated(_ text: String, toWidth width: Int) -> String {
+    ///
+    /// `distinctFrom` is the character offset where `text` starts to differ from the names shown
+    /// beside it: the tail grows to keep that part when it fits, so `img0001204.jpg` and
+    /// `img0001205.jpg` do not both become `img0…jpg`.
+    static func middleTruncated(_ text: String, toWidth width: Int, distinctFrom: Int = 0) -> String {
         guard visibleWidth(text) > width else { return text }
         guard width > 1 else { return width == 1 ? String(ellipsis) : "" }
-        let tailBudget = (width - 1) / 2
-        let headBudget = width - 1 - tailBudget
+        let available = width - 1
+        let even = available / 2
+        var tailBudget = even
+        // When an even cut's head ends before the names differ, it shows only what they share.
+        if visibleWidth(String(text.prefix(distinctFrom))) >= available - even {
+            let distinctWidth = visibleWidth(String(text.dropFirst(distinctFrom)))
+            tailBudget = max(even, min(distinctWidth, available - min(4, available - even)))
+        }
+        let headBudget = available - tailBudget
         var head = ""
         var headWidth = 0
         for character in text {
@@ -94,14 +105,29 @@ enum TerminalText {
             headWidth += characterWidth
         }
         var tail: [Character] = []
+        // Columns a wide character left unused in the head go to the tail.
+        let tailLimit = available - headWidth
         var tailWidth = 0
         for character in text.reversed() {
             let characterWidth = self.width(of: character)
-            if tailWidth + characterWidth > tailBudget { break }
+            if tailWidth + characterWidth > tailLimit { break }
             tail.append(character)
             tailWidth += characterWidth
         }
         return head + String(ellipsis) + String(tail.reversed())
+    }
+
+    /// For each name, the length of its longest common prefix with any other: where it becomes
+    /// distinct from its neighbours (see `middleTruncated`).
+    static func distinctOffsets(_ names: [String]) -> [Int] {
+        let characters = names.map(Array.init)
+        return characters.indices.map { index in
+            characters.indices.reduce(0) { longest, other in
+                guard other != index else { return longest }
+                let common = zip(characters[index], characters[other]).prefix { $0 == $1 }.count
+                return max(longest, common)
+            }
+        }
     }
 
     /// `text` followed by spaces up to `width` columns.

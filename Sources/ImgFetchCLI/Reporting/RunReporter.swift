@@ -1,26 +1,25 @@
 import ImgFetchCore
 import Synchronization
 
-/// Everything a run shows: one result per item on stdout (tab-separated or JSON) and in the
-/// report file, error lines and progress on stderr, and the summary at the end.
+/// Everything a run shows: one result per item on stdout (tab-separated, JSON, or for a person
+/// at a terminal) and in the report file, error lines and progress on stderr, and the summary
+/// at the end.
 ///
 /// stdout lines from many threads are serialized by `stdoutLock` so they never interleave.
 final class RunReporter: Sendable {
-    private let stdout: OutputSink
+    private let results: ResultOutput
     private let display: StatusDisplay
     let model: ProgressModel
-    private let jsonl: Bool
     private let reportFile: ReportFile?
     private let quiet: Bool
     private let stdoutLock = Mutex(())
     /// After a broken pipe the run stops quietly: nothing more on stdout or stderr.
     private let silenced = Atomic<Bool>(false)
 
-    init(stdout: OutputSink, display: StatusDisplay, model: ProgressModel, jsonl: Bool, reportFile: ReportFile?, quiet: Bool) {
-        self.stdout = stdout
+    init(results: ResultOutput, display: StatusDisplay, model: ProgressModel, reportFile: ReportFile?, quiet: Bool) {
+        self.results = results
         self.display = display
         self.model = model
-        self.jsonl = jsonl
         self.reportFile = reportFile
         self.quiet = quiet
     }
@@ -31,12 +30,16 @@ final class RunReporter: Sendable {
     /// One list item is done. Called from any thread.
     func report(_ item: ItemReport) {
         model.finished(key: item.position.description, url: item.displayURL, item.result)
-        let json = jsonl || reportFile != nil ? JSONLine.encode(item) : nil
+        let json = results.format == .jsonl || reportFile != nil ? JSONLine.encode(item) : nil
         reportFile?.append(json!)
         guard !silenced.load(ordering: .relaxed) else { return }
-        let line = jsonl ? json! : ResultLine.tabSeparated(item)
-        stdoutLock.withLock { _ in stdout.write(line) }
-        if let error = ResultLine.error(item) { display.message(error) }
+        let line = switch results.format {
+        case .jsonl: json!
+        case .tabSeparated: ResultLine.tabSeparated(item)
+        case .human(let colors): HumanResultLine.format(item, colors: colors)
+        }
+        stdoutLock.withLock { _ in results.sink.write(line) }
+        if results.errorsOnStderr, let error = ResultLine.error(item) { display.message(error) }
     }
 
     /// A warning about the whole run (not one item), on stderr. Called from any thread.

@@ -1,0 +1,47 @@
+/// Where and how a run's result lines go.
+struct ResultOutput: Sendable {
+    enum Format: Sendable, Equatable {
+        /// `saved <TAB> URL <TAB> PATH`: the default contract for scripts.
+        case tabSeparated
+        /// `--jsonl`: one JSON object per item.
+        case jsonl
+        /// For a person at a terminal: `✓ pics/cat.jpg  640×480  48.2 KiB`.
+        case human(colors: Bool)
+    }
+
+    var format: Format
+    /// stdout, or the status display when stdout and stderr are one terminal, so result lines
+    /// print above the live area instead of under its next frame.
+    var sink: OutputSink
+    /// Whether failures also get a line on stderr. Not when they already show on the same
+    /// screen as a human result line.
+    var errorsOnStderr: Bool
+
+    init(format: Format, sink: OutputSink, errorsOnStderr: Bool = true) {
+        self.format = format
+        self.sink = sink
+        self.errorsOnStderr = errorsOnStderr
+    }
+
+    /// Picks the format and destination for the terminals at hand.
+    ///
+    /// - stdout off a terminal: tab-separated or JSON lines, byte for byte as always.
+    /// - stdout on a terminal: human lines, unless `--jsonl` asked for JSON.
+    /// - stdout and stderr one terminal with a live area: the lines go through the display.
+    static func choose(jsonl: Bool, terminals: OutputTerminals, colors: Bool, stdout: OutputSink,
+                       display: StatusDisplay) -> ResultOutput {
+        let format: Format = jsonl ? .jsonl : terminals.stdoutIsTerminal ? .human(colors: colors) : .tabSeparated
+        let sink: OutputSink = terminals.shared && display.drawsLiveArea ? DisplaySink(display: display) : stdout
+        let human = if case .human = format { true } else { false }
+        return ResultOutput(format: format, sink: sink, errorsOnStderr: !(human && terminals.shared))
+    }
+}
+
+/// Writes result lines through a status display, above its live area.
+private struct DisplaySink: OutputSink {
+    let display: StatusDisplay
+
+    func write(_ text: String) {
+        display.message(text)
+    }
+}

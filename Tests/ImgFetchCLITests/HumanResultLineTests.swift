@@ -1,0 +1,120 @@
+import XCTest
+import ImgFetchCore
+@testable import ImgFetchCLI
+
+final class HumanResultLineTests: XCTestCase {
+    private let position = ListPosition(listName: "list.txt", line: 7)
+
+    func testSavedShowsPathDimensionsAndSize() {
+        var result = DownloadResult(status: .saved, paths: ["pics/cat.jpg"])
+        result.bytes = 49_357
+        result.format = .jpeg
+        result.image = ImageInfo(width: 640, height: 480, channels: 3, bitDepth: 8, verified: true)
+        XCTAssertEqual(line(result), "✓ pics/cat.jpg  640×480  48.2 KiB\n")
+        XCTAssertEqual(line(result, colors: true), "\u{1B}[32m✓\u{1B}[0m pics/cat.jpg  640×480  48.2 KiB\n")
+    }
+
+    func testConvertedOutputShowsBothSizes() {
+        var result = DownloadResult(status: .saved, paths: ["pics/cat.png"])
+        result.bytes = 2048
+        var image = ImageInfo(width: 4000, height: 3000, channels: 3, bitDepth: 8, verified: true)
+        image.outputWidth = 256
+        image.outputHeight = 192
+        result.image = image
+        XCTAssertEqual(line(result), "✓ pics/cat.png  4000×3000 → 256×192  2.0 KiB\n")
+    }
+
+    func testUnverifiedFormatIsNamed() {
+        var result = DownloadResult(status: .saved, paths: ["pics/logo.svg"])
+        result.bytes = 300
+        result.format = .svg
+        XCTAssertEqual(line(result), "✓ pics/logo.svg  300 B  SVG, not verified\n")
+    }
+
+    func testSkippedSaysTheFileIsAlreadyThere() {
+        XCTAssertEqual(line(DownloadResult(status: .skipped, paths: ["pics/a.jpg"])), "· pics/a.jpg  already there\n")
+    }
+
+    func testFailureShowsTheURLAndTheErrorInRed() {
+        let result = DownloadResult.failed(DownloadError(.http, "HTTP 404 Not Found"), attempts: 3, httpStatus: 404)
+        XCTAssertEqual(line(result), "✗ http://example.com/a.jpg  HTTP 404 Not Found (after 3 attempts)\n")
+        XCTAssertEqual(line(result, colors: true),
+                       "\u{1B}[31m✗\u{1B}[0m http://example.com/a.jpg  \u{1B}[31mHTTP 404 Not Found (after 3 attempts)\u{1B}[0m\n")
+    }
+
+    func testBadListLineNamesTheLine() {
+        let result = DownloadResult.failed(DownloadError(.invalidInput, "unknown field 'size='"))
+        XCTAssertEqual(line(result), "✗ list.txt:7  unknown field 'size='\n")
+    }
+
+    func testCancelled() {
+        XCTAssertEqual(line(DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled"))),
+                       "✗ http://example.com/a.jpg  cancelled\n")
+    }
+
+    func testHostileTextCannotMoveTheCursorOrPaint() {
+        let result = DownloadResult.failed(DownloadError(.http, "bad\u{1B}[2J\rname\u{202E}gpj"), attempts: 1)
+        let text = HumanResultLine.format(ItemReport(position: position, displayURL: "http://x/\u{1B}[31m.jpg", result: result),
+                                          colors: false)
+        XCTAssertEqual(text, "✗ http://x/^[[31m.jpg  bad^[[2J^Mname?gpj\n")
+    }
+
+    // MARK: - Where result lines go
+
+    private final class CountingDisplay: StatusDisplay {
+        let liveArea: Bool
+        init(liveArea: Bool) { self.liveArea = liveArea }
+        func message(_ line: String) {}
+        func finish(summary: String?) {}
+        var showsProgress: Bool { liveArea }
+        var drawsLiveArea: Bool { liveArea }
+    }
+
+    func testOffATerminalTheContractsAreUnchanged() {
+        let off = OutputTerminals(stdoutIsTerminal: false, stderrIsTerminal: true, shared: false)
+        let bar = CountingDisplay(liveArea: true)
+        XCTAssertEqual(choose(jsonl: false, off, bar).format, .tabSeparated)
+        XCTAssertEqual(choose(jsonl: true, off, bar).format, .jsonl)
+        XCTAssertTrue(choose(jsonl: false, off, bar).sink is BufferSink, "stdout is written directly")
+        XCTAssertTrue(choose(jsonl: false, off, bar).errorsOnStderr)
+    }
+
+    func testOneTerminalForBothGoesThroughTheLiveArea() {
+        let shared = OutputTerminals(stdoutIsTerminal: true, stderrIsTerminal: true, shared: true)
+        let output = choose(jsonl: false, shared, CountingDisplay(liveArea: true))
+        XCTAssertEqual(output.format, .human(colors: true))
+        XCTAssertFalse(output.sink is BufferSink, "through the display")
+        XCTAssertFalse(output.errorsOnStderr, "the ✗ line already shows the error on the same screen")
+        let json = choose(jsonl: true, shared, CountingDisplay(liveArea: true))
+        XCTAssertEqual(json.format, .jsonl)
+        XCTAssertFalse(json.sink is BufferSink)
+        XCTAssertTrue(json.errorsOnStderr)
+        XCTAssertTrue(choose(jsonl: false, shared, CountingDisplay(liveArea: false)).sink is BufferSink,
+                      "no live area, nothing to go around")
+    }
+
+    func testTwoDifferentTerminalsAreNotInterleaved() {
+        let apart = OutputTerminals(stdoutIsTerminal: true, stderrIsTerminal: false, shared: false)
+        let output = choose(jsonl: false, apart, CountingDisplay(liveArea: false))
+        XCTAssertEqual(output.format, .human(colors: true))
+        XCTAssertTrue(output.sink is BufferSink)
+        XCTAssertTrue(output.errorsOnStderr, "stderr is a log: it keeps its failure lines")
+    }
+
+    func testSameDeviceComparesTheTerminalNotThePath() throws {
+        let first = open("/dev/null", O_WRONLY)
+        let second = open("/dev/null", O_WRONLY)
+        let file = open("/proc/self/status", O_RDONLY)
+        defer { [first, second, file].forEach { close($0) } }
+        XCTAssertTrue(OutputTerminals.sameDevice(first, second))
+        XCTAssertFalse(OutputTerminals.sameDevice(first, file), "a regular file is no terminal")
+    }
+
+    private func choose(jsonl: Bool, _ terminals: OutputTerminals, _ display: StatusDisplay) -> ResultOutput {
+        ResultOutput.choose(jsonl: jsonl, terminals: terminals, colors: true, stdout: BufferSink(), display: display)
+    }
+
+    private func line(_ result: DownloadResult, colors: Bool = false) -> String {
+        HumanResultLine.format(ItemReport(position: position, displayURL: "http://example.com/a.jpg", result: result), colors: colors)
+    }
+}

@@ -1,0 +1,159 @@
+import XCTest
+import ImgFetchCore
+@testable import ImgFetchCLI
+
+final class ProgressModelTests: XCTestCase {
+    // MARK: - Bytes: the bar and the summary agree
+
+    func testCancelledTransfersKeepTheirBytesInTheSummary() {
+        let model = ProgressModel(now: 0)
+        (1...3).forEach { _ in model.itemQueued() }
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 500_000, expected: 1_000_000)
+        model.progress(key: "l:2", url: "http://x/b.jpg", name: "b.jpg", received: 200_000, expected: nil)
+        var saved = DownloadResult(status: .saved, paths: ["c.jpg"])
+        saved.bytes = 4000
+        model.finished(key: "l:3", url: "http://x/c.jpg", saved)
+        let shown = model.snapshot(now: 1).bytes
+        XCTAssertEqual(shown, 704_000)
+        let cancelled = DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled"))
+        model.finished(key: "l:1", url: "http://x/a.jpg", cancelled)
+        model.finished(key: "l:2", url: "http://x/b.jpg", cancelled)
+        XCTAssertEqual(model.summary.bytes, shown, "the summary says what the bar last showed")
+        XCTAssertEqual(model.snapshot(now: 2).bytes, shown)
+    }
+
+    func testBytesAfterTheLastProgressEventAndSharedTransfersCountOnce() {
+        let model = ProgressModel(now: 0)
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 900, expected: 1000)
+        model.progress(key: "l:2", url: "http://x/a.jpg", name: "a.jpg", received: 900, expected: 1000)
+        var shared = DownloadResult(status: .saved, paths: ["a-1.jpg"])
+        shared.bytes = 1000
+        shared.coalesced = true
+        model.finished(key: "l:2", url: "http://x/a.jpg", shared)
+        var own = shared
+        own.coalesced = false
+        model.finished(key: "l:1", url: "http://x/a.jpg", own)
+        XCTAssertEqual(model.summary.bytes, 1000)
+        XCTAssertEqual(model.snapshot(now: 1).bytes, 1000)
+    }
+
+    func testARetryThatStartsAgainCountsWhatItReceivesAgain() {
+        let model = ProgressModel(now: 0)
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 600, expected: 1000)
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 0, expected: 1000)
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 1000, expected: 1000)
+        XCTAssertEqual(model.snapshot(now: 1).bytes, 1600, "the bytes crossed the network twice")
+    }
+
+    func testWithoutProgressEventsTheSummaryCountsResults() {
+        let model = ProgressModel(now: 0)
+        var saved = DownloadResult(status: .saved, paths: ["a.jpg"])
+        saved.bytes = 1234
+        model.finished(key: "l:1", url: "http://x/a.jpg", saved)
+        XCTAssertEqual(model.summary.bytes, 1234)
+    }
+
+    // MARK: - Rate
+
+    func testRateIsTheRunAverageUntilTheSmoothedOneIsKnown() {
+        let model = ProgressModel(now: 10)
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 1000, expected: nil)
+        let early = model.snapshot(now: 11)
+        XCTAssertEqual(early.bytesPerSecond, 1000, accuracy: 0.001, "not 0 B/s while bytes arrive")
+        XCTAssertEqual(early.averageBytesPerSecond, 1000, accuracy: 0.001)
+        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 5000, expected: nil)
+        XCTAssertEqual(model.snapshot(now: 12).averageBytesPerSecond, 2500, accuracy: 0.001)
+    }
+
+    func testPlainStatusLineShowsTheAverageRate() {
+        let snapshot = ProgressSnapshot(done: 3, total: 12, listComplete: true, saved: 2, skipped: 0, failed: 1,
+                                        bytes: 3 << 20, bytesPerSecond: 0, averageBytesPerSecond: 300 * 1024)
+        XCTAssertEqual(PlainStatusDisplay.statusLine(snapshot),
+                       "imgfetch: 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average\n")
+    }
+
+    func testSmoothedRateFollowsAChangeWithoutJumping() {
+        var rate = SmoothedRate(timeConstant: 5, warmUp: 2)
+        var bytes = 0.0
+        var time = 0.0
+        XCTAssertNil(rate.sample(bytes, at: time))
+        // 1000 B/s in bursts: a whole second's bytes arrive every other frame pair.
+        while time < 10 {
+            time += 0.1
+            if Int((time * 10).rounded()) % 10 == 0 { bytes += 1000 }
+            if let value = rate.sample(bytes, at: time), time > 3 {
+                XCTAssertEqual(value, 1000, accuracy: 450, "at \(time) s")
+            }
+        }
+        // The rate doubles: after three time constants the estimate is within 5 % of it.
+        while time < 25 {
+            time += 0.1
+            bytes += 200
+            rate.sample(bytes, at: time)
+        }
+        XCTAssertEqual(try XCTUnwrap(rate.rate), 2000, accuracy: 100)
+    }
+
+    // MARK: - ETA with a scripted rate
+
+    func testETAIsUnknownUntilThereIsSignalThenStaysNearTheTruth() {
+        var estimator = RemainingTimeEstimator()
+        // 14 items at one item every 0.5 s, each body arriving evenly while it runs, 4 at a time.
+        let total = 14
+        let perItem = 2.0
+        let concurrency = 4
+        let runtime = Double(total) / Double(concurrency) * perItem
+        var time = 0.0
+        var estimates: [(time: Double, eta: Double)] = []
+        while time < runtime {
+            let started = min(Double(total), (time / perItem).rounded(.down) * Double(concurrency) + Double(concurrency))
+            let done = min(Double(total), (time / perItem).rounded(.down) * Double(concurrency))
+            let partial = (started - done) * (time.truncatingRemainder(dividingBy: perItem) / perItem)
+            let eta = estimator.estimate(done: done + partial, total: total, totalIsFinal: true, at: time)
+            if time < 2 { XCTAssertNil(eta, "no estimate from less than the warm-up, at \(time) s") }
+            if let eta { estimates.append((time, eta)) }
+            time += 0.1
+        }
+        XCTAssertFalse(estimates.isEmpty)
+        for (time, eta) in estimates {
+            let truth = runtime - time
+            // Within 30 % of the true time left (or a second, near the end), never climbing away.
+            XCTAssertEqual(eta, truth, accuracy: max(1, 0.3 * truth), "at \(time) s")
+        }
+    }
+
+    func testETAWhileTheCounterStandsStillFollowsTheBytes() {
+        // The run: 2/14 done for seconds while a few big bodies arrive. The estimate
+        // must not climb with the clock.
+        var estimator = RemainingTimeEstimator()
+        var time = 0.0
+        var previous: Double?
+        var climbs = 0
+        while time < 6 {
+            // 12 items in flight, all at the same pace, finishing together at 7.5 s.
+            let partial = 12 * min(time / 7.5, 1)
+            if let eta = estimator.estimate(done: 2 + partial, total: 14, totalIsFinal: true, at: time) {
+                XCTAssertEqual(eta, 7.5 - time, accuracy: max(0.5, 0.3 * (7.5 - time)), "at \(time) s")
+                if let previous, eta > previous + 0.05 { climbs += 1 }
+                previous = eta
+            }
+            time += 0.1
+        }
+        XCTAssertEqual(climbs, 0)
+        XCTAssertNotNil(previous)
+    }
+
+    func testETAIsUnknownWhileTheListGrowsAndZeroWhenDone() {
+        var estimator = RemainingTimeEstimator(timeConstant: 5, warmUp: 0.5)
+        XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: false, at: 0))
+        XCTAssertNil(estimator.estimate(done: 5, total: 10, totalIsFinal: false, at: 1))
+        XCTAssertNotNil(estimator.estimate(done: 6, total: 10, totalIsFinal: true, at: 2))
+        XCTAssertEqual(estimator.estimate(done: 10, total: 10, totalIsFinal: true, at: 3), 0)
+    }
+
+    func testETAOfAStalledRunIsUnknownNotInfinite() {
+        var estimator = RemainingTimeEstimator(timeConstant: 1, warmUp: 1)
+        XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: true, at: 0))
+        XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: true, at: 2), "no work yet")
+    }
+}
