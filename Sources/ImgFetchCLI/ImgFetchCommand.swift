@@ -72,17 +72,19 @@ public enum ImgFetchCommand {
     /// Picks how stderr shows progress: `auto` means a bar on a terminal (unless TERM=dumb), nothing otherwise.
     static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: OutputSink,
                               terminals: OutputTerminals) -> StatusDisplay {
-        let terminal = terminals.stderrIsTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let environment = ProcessInfo.processInfo.environment
+        let terminal = terminals.stderrIsTerminal && environment["TERM"] != "dumb"
         var mode = options.quiet ? .none : options.progress
         let automatic = mode == .auto
         if mode == .auto { mode = terminal ? .bar : .none }
         switch mode {
         case .bar:
-            let renderer = TerminalProgressRenderer(sink: stderr, columns: { BarStatusDisplay.terminalColumns(STDERR_FILENO) },
-                                                    colors: colorsAllowed(onTerminal: terminals.stderrIsTerminal))
+            let renderer = TerminalProgressRenderer(sink: stderr, size: { TerminalSize.of(STDERR_FILENO) },
+                                                    colors: colorsAllowed(onTerminal: terminals.stderrIsTerminal),
+                                                    rewrapsOnResize: TerminalSize.rewrapsOnResize(environment))
             // `imgfetch … | jq` on a terminal: jq prints where the frames are drawn. An explicit
             // `--progress bar` is kept; `auto` gives the screen to the reader.
-            let sharing: (@Sendable () -> Bool)? = automatic && !terminals.stdoutIsTerminal
+            let sharing: (@Sendable () -> Bool)? = automatic && PipeReaderProbe.isPipe(STDOUT_FILENO)
                 ? { @Sendable in PipeReaderProbe.readerWritesToTerminal() } : nil
             return BarStatusDisplay(renderer: renderer, model: model, screenIsShared: sharing)
         case .plain:

@@ -102,9 +102,17 @@ final class TerminalProgressTests: EndToEndTestCase {
         for number in 1...6 { XCTAssertTrue(names.contains("slow-\(number).jpg"), "slow-\(number).jpg") }
         XCTAssertTrue(results.contains { $0.hasPrefix("✗ \(server.url("/status/404"))  HTTP 404") }, all)
         XCTAssertTrue(results.first { $0.contains("fast-1.jpg") }?.contains("KiB") == true, "size shown")
-        // The same order as the report, which records items as they finish.
-        let reported = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").count
-        XCTAssertEqual(reported, 157)
+        // In the order the report records them: both are written as each item finishes.
+        let reported = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").map { line in
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let path = (object["paths"] as? [String])?.first
+            return path.map { String($0.split(separator: "/").last!) } ?? object["url"] as! String
+        }
+        let shown = results.map { line in
+            let field = String(line.split(separator: " ")[1])
+            return field.hasPrefix("http") ? field : String(field.split(separator: "/").last!)
+        }
+        XCTAssertEqual(shown, reported)
         // No bar frame, no transfer row and no failure line on stderr were left behind.
         XCTAssertFalse(lines.contains { $0.hasPrefix("[") && $0.contains("/157") }, all)
         XCTAssertFalse(lines.contains { $0.hasPrefix("  slow-") }, all)

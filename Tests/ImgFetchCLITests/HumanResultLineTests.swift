@@ -102,12 +102,34 @@ final class HumanResultLineTests: XCTestCase {
     }
 
     func testSameDeviceComparesTheTerminalNotThePath() throws {
-        let first = open("/dev/null", O_WRONLY)
-        let second = open("/dev/null", O_WRONLY)
+        // A pseudo-terminal opened twice, as a shell opens stdout and stderr; another one apart.
+        func openTerminal() throws -> (controller: Int32, path: String) {
+            // posix_openpt and ptsname by hand: Glibc's module exports neither them nor the ioctl
+            // numbers, which are macros: TIOCSPTLCK is _IOW('T', 0x31, int), TIOCGPTN _IOR('T', 0x30, unsigned).
+            let (lockRequest, numberRequest): (UInt, UInt) = (0x4004_5431, 0x8004_5430)
+            let controller = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+            var unlock: Int32 = 0
+            var number: UInt32 = 0
+            guard controller >= 0, ioctl(controller, lockRequest, &unlock) == 0,
+                  ioctl(controller, numberRequest, &number) == 0 else {
+                throw XCTSkip("no pseudo-terminals here")
+            }
+            return (controller, "/dev/pts/\(number)")
+        }
+        let (controller, path) = try openTerminal()
+        let (otherController, otherPath) = try openTerminal()
+        let first = open(path, O_WRONLY | O_NOCTTY)
+        let second = open(path, O_WRONLY | O_NOCTTY)
+        let other = open(otherPath, O_WRONLY | O_NOCTTY)
         let file = open("/proc/self/status", O_RDONLY)
-        defer { [first, second, file].forEach { close($0) } }
+        defer { [controller, otherController, first, second, other, file].forEach { close($0) } }
         XCTAssertTrue(OutputTerminals.sameDevice(first, second))
+        XCTAssertFalse(OutputTerminals.sameDevice(first, other), "two terminals")
         XCTAssertFalse(OutputTerminals.sameDevice(first, file), "a regular file is no terminal")
+        XCTAssertEqual(OutputTerminals.detect(stdout: first, stderr: second),
+                       OutputTerminals(stdoutIsTerminal: true, stderrIsTerminal: true, shared: true))
+        XCTAssertEqual(OutputTerminals.detect(stdout: first, stderr: file),
+                       OutputTerminals(stdoutIsTerminal: true, stderrIsTerminal: false, shared: false))
     }
 
     private func choose(jsonl: Bool, _ terminals: OutputTerminals, _ display: StatusDisplay) -> ResultOutput {

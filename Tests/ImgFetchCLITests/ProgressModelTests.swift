@@ -8,40 +8,57 @@ final class ProgressModelTests: XCTestCase {
     func testCancelledTransfersKeepTheirBytesInTheSummary() {
         let model = ProgressModel(now: 0)
         (1...3).forEach { _ in model.itemQueued() }
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 500_000, expected: 1_000_000)
-        model.progress(key: "l:2", url: "http://x/b.jpg", name: "b.jpg", received: 200_000, expected: nil)
+        let (a, b, c) = (ProgressItem(), ProgressItem(), ProgressItem())
+        model.progress(a, transfer: "http://x/a.jpg", name: "a.jpg", received: 500_000, expected: 1_000_000)
+        model.progress(b, transfer: "http://x/b.jpg", name: "b.jpg", received: 200_000, expected: nil)
         var saved = DownloadResult(status: .saved, paths: ["c.jpg"])
         saved.bytes = 4000
-        model.finished(key: "l:3", url: "http://x/c.jpg", saved)
+        model.finished(c, transfer: "http://x/c.jpg", saved)
         let shown = model.snapshot(now: 1).bytes
         XCTAssertEqual(shown, 704_000)
         let cancelled = DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled"))
-        model.finished(key: "l:1", url: "http://x/a.jpg", cancelled)
-        model.finished(key: "l:2", url: "http://x/b.jpg", cancelled)
+        model.finished(a, transfer: "http://x/a.jpg", cancelled)
+        model.finished(b, transfer: "http://x/b.jpg", cancelled)
         XCTAssertEqual(model.summary.bytes, shown, "the summary says what the bar last showed")
         XCTAssertEqual(model.snapshot(now: 2).bytes, shown)
     }
 
+    func testProgressArrivingAfterTheItemFinishedIsIgnored() {
+        // Ctrl-C: the engine thread already holds the callbacks when the item is cancelled.
+        let model = ProgressModel(now: 0)
+        let item = ProgressItem()
+        model.progress(item, transfer: "http://x/a.jpg", name: "a.jpg", received: 500, expected: 1000)
+        model.finished(item, transfer: "http://x/a.jpg", DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled")))
+        model.progress(item, transfer: "http://x/a.jpg", name: "a.jpg", received: 520, expected: 1000)
+        let snapshot = model.snapshot(now: 1)
+        XCTAssertEqual(snapshot.bytes, 500)
+        XCTAssertEqual(model.summary.bytes, 500)
+        XCTAssertEqual(snapshot.active, [], "no ghost row")
+    }
+
     func testBytesAfterTheLastProgressEventAndSharedTransfersCountOnce() {
         let model = ProgressModel(now: 0)
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 900, expected: 1000)
-        model.progress(key: "l:2", url: "http://x/a.jpg", name: "a.jpg", received: 900, expected: 1000)
+        let (first, second) = (ProgressItem(), ProgressItem())
+        model.progress(first, transfer: "http://x/a.jpg", name: "a.jpg", received: 900, expected: 1000)
+        model.progress(second, transfer: "http://x/a.jpg", name: "a.jpg", received: 900, expected: 1000)
         var shared = DownloadResult(status: .saved, paths: ["a-1.jpg"])
         shared.bytes = 1000
         shared.coalesced = true
-        model.finished(key: "l:2", url: "http://x/a.jpg", shared)
+        model.finished(second, transfer: "http://x/a.jpg", shared)
         var own = shared
         own.coalesced = false
-        model.finished(key: "l:1", url: "http://x/a.jpg", own)
+        model.finished(first, transfer: "http://x/a.jpg", own)
         XCTAssertEqual(model.summary.bytes, 1000)
         XCTAssertEqual(model.snapshot(now: 1).bytes, 1000)
     }
 
     func testARetryThatStartsAgainCountsWhatItReceivesAgain() {
+        // The engine reports no zero when a retry starts: the next event is its first chunk.
         let model = ProgressModel(now: 0)
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 600, expected: 1000)
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 0, expected: 1000)
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 1000, expected: 1000)
+        let item = ProgressItem()
+        for received: Int64 in [600, 400, 1000] {
+            model.progress(item, transfer: "http://x/a.jpg", name: "a.jpg", received: received, expected: 1000)
+        }
         XCTAssertEqual(model.snapshot(now: 1).bytes, 1600, "the bytes crossed the network twice")
     }
 
@@ -49,7 +66,7 @@ final class ProgressModelTests: XCTestCase {
         let model = ProgressModel(now: 0)
         var saved = DownloadResult(status: .saved, paths: ["a.jpg"])
         saved.bytes = 1234
-        model.finished(key: "l:1", url: "http://x/a.jpg", saved)
+        model.finished(nil, transfer: "http://x/a.jpg", saved)
         XCTAssertEqual(model.summary.bytes, 1234)
     }
 
@@ -57,11 +74,12 @@ final class ProgressModelTests: XCTestCase {
 
     func testRateIsTheRunAverageUntilTheSmoothedOneIsKnown() {
         let model = ProgressModel(now: 10)
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 1000, expected: nil)
+        let item = ProgressItem()
+        model.progress(item, transfer: "http://x/a.jpg", name: "a.jpg", received: 1000, expected: nil)
         let early = model.snapshot(now: 11)
         XCTAssertEqual(early.bytesPerSecond, 1000, accuracy: 0.001, "not 0 B/s while bytes arrive")
         XCTAssertEqual(early.averageBytesPerSecond, 1000, accuracy: 0.001)
-        model.progress(key: "l:1", url: "http://x/a.jpg", name: "a.jpg", received: 5000, expected: nil)
+        model.progress(item, transfer: "http://x/a.jpg", name: "a.jpg", received: 5000, expected: nil)
         XCTAssertEqual(model.snapshot(now: 12).averageBytesPerSecond, 2500, accuracy: 0.001)
     }
 
@@ -141,6 +159,32 @@ final class ProgressModelTests: XCTestCase {
         }
         XCTAssertEqual(climbs, 0)
         XCTAssertNotNil(previous)
+    }
+
+    func testTheModelsETACountsTheBodiesOfRunningItems() {
+        // Four items, none finished, each body received at 10 % a second: done in 10 s.
+        let model = ProgressModel(now: 0)
+        (1...4).forEach { _ in model.itemQueued() }
+        model.listFinished()
+        let items = (1...4).map { _ in ProgressItem() }
+        var eta: Double?
+        for tenth in 0...50 {
+            let time = Double(tenth) / 10
+            for (index, item) in items.enumerated() {
+                model.progress(item, transfer: "http://x/\(index).jpg", name: "\(index).jpg",
+                               received: Int64(time * 100), expected: 1000)
+            }
+            eta = model.snapshot(now: time).etaSeconds
+            if time < 2 { XCTAssertNil(eta) }
+        }
+        XCTAssertEqual(try XCTUnwrap(eta), 5, accuracy: 0.5, "the counter stood at 0/4 the whole time")
+    }
+
+    func testAWorkCountThatGoesBackIsAPauseNotNegativeSpeed() {
+        var rate = SmoothedRate(timeConstant: 5, warmUp: 1)
+        rate.sample(0, at: 0)
+        rate.sample(10, at: 1)
+        XCTAssertEqual(rate.sample(1, at: 1.5) ?? -1, 10 * exp(-0.1), accuracy: 0.001)
     }
 
     func testETAIsUnknownWhileTheListGrowsAndZeroWhenDone() {

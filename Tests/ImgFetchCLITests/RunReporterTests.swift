@@ -100,6 +100,18 @@ final class RunReporterTests: XCTestCase {
         XCTAssertEqual(stderr.text.split(separator: "\n").count, 1)
     }
 
+    func testOnATerminalCancelledItemsAreLeftToTheSummary() {
+        let model = ProgressModel(now: 0)
+        let reporter = RunReporter(results: ResultOutput(format: .human(colors: false), sink: stdout, errorsOnStderr: false),
+                                   display: PlainStatusDisplay(sink: stderr, model: model, interval: nil),
+                                   model: model, reportFile: nil, quiet: false)
+        reporter.report(item("http://example.com/a.jpg", DownloadResult(status: .cancelled, error: DownloadError(.cancelled, "cancelled"))))
+        reporter.report(item("http://example.com/b.jpg", .failed(DownloadError(.http, "HTTP 404"), attempts: 1)))
+        XCTAssertEqual(stdout.text, "✗ http://example.com/b.jpg  HTTP 404\n")
+        XCTAssertEqual(stderr.text, "", "the ✗ line is the failure line")
+        XCTAssertEqual(reporter.finish(seconds: 1).cancelled, 1)
+    }
+
     // MARK: - Summary
 
     func testSummaryIsPrintedUnlessQuiet() {

@@ -115,19 +115,28 @@ final class TerminalProgressRendererTests: XCTestCase {
     }
 
     func testCutNamesKeepThePartThatTellsThemApart() {
-        let names = (1204...1207).map { "img000000\($0).jpg" }
-        let active = names.map { ActiveTransfer(name: $0, received: 1, expected: 2) }
-        let rows = ProgressLineFormatter(columns: 60, colors: false, maxRows: 6, spinnerPhase: 0)
-            .activeRows(active).map { String($0.dropFirst(2).prefix { $0 != " " }) }
-        XCTAssertEqual(Set(rows).count, names.count, "\(rows)")
-        XCTAssertEqual(TerminalText.middleTruncated("img0000001205.jpg", toWidth: 13, distinctFrom: 9), "img0…1205.jpg")
-        XCTAssertEqual(TerminalText.middleTruncated("img0000001205.jpg", toWidth: 13, distinctFrom: 12), "img000…05.jpg")
-        XCTAssertEqual(TerminalText.middleTruncated("average-photo-of-summer-0042.jpg", toWidth: 12, distinctFrom: 24),
-                       "aver…042.jpg", "too long to keep whole: the end of the distinct part")
+        func rows(_ names: [String], columns: Int = 60) -> [String] {
+            ProgressLineFormatter(columns: columns, colors: false, maxRows: 6, spinnerPhase: 0)
+                .activeRows(names.map { ActiveTransfer(name: $0, received: 1, expected: 2) })
+                .map { String($0.dropFirst(2).prefix { $0 != " " }) }
+        }
+        let counters = (1204...1207).map { "img000000\($0).jpg" }
+        XCTAssertEqual(Set(rows(counters, columns: 60)).count, 4)
+        let products = ["product-photo-00123-large-1200x800-with-a-long-tail.jpg", "product-photo-00124-large-1200x800-with-a-long-tail.jpg"]
+        let shown = rows(products)
+        XCTAssertEqual(Set(shown).count, 2, "\(shown)")
+        XCTAssertTrue(shown[0].contains("123") && shown[1].contains("124"), "\(shown)")
+
+        XCTAssertEqual(TerminalText.middleTruncated("img0000001205.jpg", toWidth: 13, distinct: 9..<17), "img0…1205.jpg")
+        XCTAssertEqual(TerminalText.middleTruncated("img0000001205.jpg", toWidth: 13, distinct: 12..<13), "img000…05.jpg")
+        // Names that share their end too: a second ellipsis keeps where they differ.
+        let ranges = TerminalText.distinctRanges(["IMG_1234_large_1200x800.jpg", "IMG_1299_large_1200x800.jpg"])
+        XCTAssertEqual(ranges, [6..<8, 6..<8])
+        XCTAssertEqual(TerminalText.middleTruncated("IMG_1234_large_1200x800.jpg", toWidth: 12, distinct: ranges[0]), "IMG…234….jpg")
+        XCTAssertEqual(TerminalText.middleTruncated("IMG_1299_large_1200x800.jpg", toWidth: 12, distinct: ranges[1]), "IMG…299….jpg")
         // A name that differs early keeps the even cut.
-        XCTAssertEqual(TerminalText.middleTruncated("abcdefghij.jpg", toWidth: 9, distinctFrom: 1), "abcd….jpg")
-        XCTAssertEqual(TerminalText.distinctOffsets(["photo-0001.jpg", "photo-0002.jpg", "x.jpg"]), [9, 9, 0])
-        XCTAssertEqual(TerminalText.distinctOffsets(["only.jpg"]), [0])
+        XCTAssertEqual(TerminalText.middleTruncated("abcdefghij.jpg", toWidth: 9, distinct: 1..<14), "abcd….jpg")
+        XCTAssertEqual(TerminalText.distinctRanges(["photo-0001.jpg", "photo-0002.jpg", "x.jpg"]), [9..<10, 9..<10, 0..<1])
     }
 
     func testColumnsAreReadOnEveryFrame() {
@@ -149,6 +158,47 @@ final class TerminalProgressRendererTests: XCTestCase {
         XCTAssertEqual(TerminalProgressRenderer.rowsOccupied(lineWidths: [59, 20], drawnColumns: 60, columns: 30), 3)
         XCTAssertEqual(TerminalProgressRenderer.rowsOccupied(lineWidths: [59, 0], drawnColumns: 60, columns: 20), 4)
         XCTAssertEqual(TerminalProgressRenderer.rowsOccupied(lineWidths: [59, 20], drawnColumns: 60, columns: 100), 2)
+    }
+
+    func testNarrowingATerminalThatDoesNotRewrapKeepsTheLinesAboveTheArea() {
+        // xterm and the Linux console cut lines on a narrowing instead of rewrapping them: a climb
+        // over rewrapped rows would land in the result lines and erase them.
+        let width = Width(100)
+        let renderer = TerminalProgressRenderer(sink: sink, columns: { width.value }, colors: false, rewrapsOnResize: false)
+        var screen = ScreenEmulator(columns: 100)
+        renderer.printAbove("result A")
+        renderer.printAbove("result B")
+        renderer.render(snapshot(transfers(2)))
+        width.value = 50
+        renderer.printAbove("result C")
+        renderer.render(snapshot(transfers(2), done: 2))
+        screen.feed(sink.text)
+        XCTAssertEqual(screen.lines, ["result A", "result B", "result C", "[=====>    ] 2/4  2 saved     1.0 KiB/s  ETA 0:03"])
+    }
+
+    func testTheAreaNeverFillsAShortScreen() {
+        let renderer = TerminalProgressRenderer(sink: sink, size: { TerminalSize(columns: 80, rows: 5) }, colors: false)
+        renderer.render(snapshot(transfers(9)))
+        renderer.render(snapshot(transfers(9)))
+        var screen = ScreenEmulator(columns: 80)
+        screen.feed(sink.text)
+        XCTAssertEqual(screen.lines.count, 4, "overall line, three rows, and the cursor's line:\n\(screen.lines.joined(separator: "\n"))")
+        XCTAssertEqual(screen.lines[3], "  … and 7 more")
+        XCTAssertTrue(sink.text.contains("\r\u{1B}[4A"), "climbs no higher than the area")
+    }
+
+    func testRetiredRendererPrintsLinesAsTheyComeAndNoFrames() {
+        let renderer = renderer(columns: 60)
+        var screen = ScreenEmulator(columns: 60)
+        renderer.render(snapshot(transfers(2)))
+        renderer.printAbove("pending")
+        renderer.retire()
+        renderer.render(snapshot(transfers(2), done: 2))
+        renderer.printAbove("after")
+        renderer.finish(summary: "summary")
+        screen.feed(sink.text)
+        XCTAssertEqual(screen.lines, ["pending", "after", "summary"])
+        XCTAssertEqual(screen.wholeScreenClears, 0)
     }
 
     // MARK: - Unknown sizes
@@ -406,108 +456,5 @@ private final class Width: Sendable {
     var value: Int {
         get { storage.withLock { $0.reads += 1; return $0.value } }
         set { storage.withLock { $0.value = newValue } }
-    }
-}
-
-/// A tiny VT100 screen: replays text onto a grid of cells the way a terminal would (`\r`, `\n`
-/// as the tty's CR LF, `ESC[nA`, `ESC[K`/`ESC[2K`, `ESC[J`, SGR ignored, autowrap), so tests
-/// assert what a person sees rather than bytes. The grid grows downward without limit.
-struct ScreenEmulator {
-    struct Position: Equatable { var row: Int; var column: Int }
-
-    let columns: Int
-    private var grid: [[Character]] = [[]]
-    private(set) var cursor = Position(row: 0, column: 0)
-    /// Whether any text landed in the last column: a line that wide wraps on some terminals.
-    private(set) var reachedLastColumn = false
-    private(set) var unknownSequences: [String] = []
-    /// `ESC[J` from the top-left corner: a whole-screen clear, which tmux (`scroll-on-clear`) and
-    /// some terminals copy into the scrollback first, stale frame and all.
-    private(set) var wholeScreenClears = 0
-
-    init(columns: Int) { self.columns = columns }
-
-    /// The visible rows, trailing blanks and trailing empty rows removed.
-    var lines: [String] {
-        var lines = grid.map { String($0.filter { $0 != Self.continuation }).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
-        while lines.last == "" { lines.removeLast() }
-        return lines
-    }
-
-    mutating func feed(_ text: String) {
-        let scalars = Array(text.unicodeScalars)
-        var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            switch scalar {
-            case "\r":
-                cursor.column = 0
-            case "\n":
-                cursor = Position(row: cursor.row + 1, column: 0)
-            case "\u{1B}":
-                index = controlSequence(scalars, at: index)
-            default:
-                put(Character(scalar), width: Self.cellWidth(scalar))
-            }
-            index += 1
-        }
-    }
-
-    /// Interprets `ESC [ params final` starting at `start`; returns the index of its final byte.
-    private mutating func controlSequence(_ scalars: [Unicode.Scalar], at start: Int) -> Int {
-        guard start + 1 < scalars.count, scalars[start + 1] == "[" else {
-            unknownSequences.append("ESC")
-            return start
-        }
-        var end = start + 2
-        var parameter = ""
-        while end < scalars.count, !(0x40...0x7E).contains(scalars[end].value) {
-            parameter.unicodeScalars.append(scalars[end])
-            end += 1
-        }
-        guard end < scalars.count else { unknownSequences.append("ESC[" + parameter); return end }
-        let count = Int(parameter) ?? 0
-        switch (scalars[end], count) {
-        case ("A", _): cursor.row = max(0, cursor.row - max(count, 1))
-        case ("K", 0): clearRow(from: cursor.column)
-        case ("K", 2): clearRow(from: 0)
-        case ("J", 0):
-            if cursor == Position(row: 0, column: 0) { wholeScreenClears += 1 }
-            clearRow(from: cursor.column)
-            grid.removeSubrange((cursor.row + 1)...)
-        case ("m", _): break
-        default: unknownSequences.append("ESC[" + parameter + String(scalars[end]))
-        }
-        return end
-    }
-
-    /// Fills the second cell of a wide character.
-    private static let continuation: Character = "\u{0}"
-
-    private mutating func put(_ character: Character, width: Int) {
-        if cursor.column + width > columns {
-            cursor = Position(row: cursor.row + 1, column: 0)  // autowrap
-        }
-        makeRow(cursor.row)
-        while grid[cursor.row].count < cursor.column + width { grid[cursor.row].append(" ") }
-        grid[cursor.row][cursor.column] = character
-        if width == 2 { grid[cursor.row][cursor.column + 1] = Self.continuation }
-        cursor.column += width
-        if cursor.column >= columns { reachedLastColumn = true }
-    }
-
-    private mutating func clearRow(from column: Int) {
-        makeRow(cursor.row)
-        if column < grid[cursor.row].count { grid[cursor.row].removeSubrange(column...) }
-    }
-
-    /// Creates the row at `index` (and any rows above it) when missing.
-    private mutating func makeRow(_ index: Int) {
-        while grid.count <= index { grid.append([]) }
-    }
-
-    /// Independent of the code under test: CJK ideographs and kana are two cells, everything else one.
-    private static func cellWidth(_ scalar: Unicode.Scalar) -> Int {
-        (0x3040...0x30FF).contains(scalar.value) || (0x4E00...0x9FFF).contains(scalar.value) ? 2 : 1
     }
 }

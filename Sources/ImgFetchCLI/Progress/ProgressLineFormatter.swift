@@ -132,8 +132,10 @@ struct ProgressLineFormatter {
         let overflow = active.count > maxRows
         let shown = overflow ? Array(active.prefix(maxRows - 1)) : active
         var rows = shown.map(RowParts.init)
-        for (index, offset) in TerminalText.distinctOffsets(rows.map(\.name)).enumerated() {
-            rows[index].distinctFrom = offset
+        if rows.count > 1 {
+            for (index, range) in TerminalText.distinctRanges(rows.map(\.name)).enumerated() {
+                rows[index].distinct = range
+            }
         }
         for style in RowStyle.allCases {
             guard let layout = layout(rows, style: style) else { continue }
@@ -150,8 +152,8 @@ struct ProgressLineFormatter {
     /// The cleaned-up pieces of one row.
     private struct RowParts {
         var name: String
-        /// Where the name starts to differ from the other rows' names; kept when it is cut.
-        var distinctFrom = 0
+        /// Where the name differs from the other rows' names; kept when it is cut.
+        var distinct: Range<Int>?
         /// nil when the size is unknown: a spinner, no bar, no percent.
         var fraction: Double?
         var bytes: String
@@ -207,7 +209,7 @@ struct ProgressLineFormatter {
     }
 
     private func render(_ row: RowParts, layout: RowLayout) -> String {
-        let name = TerminalText.padded(TerminalText.middleTruncated(row.name, toWidth: layout.nameWidth, distinctFrom: row.distinctFrom), toWidth: layout.nameWidth)
+        let name = TerminalText.padded(TerminalText.middleTruncated(row.name, toWidth: layout.nameWidth, distinct: row.distinct), toWidth: layout.nameWidth)
         var line = String(repeating: " ", count: Self.rowIndent) + name + " "
         if let fraction = row.fraction {
             if layout.style == .bars { line += bar(fraction: fraction, width: layout.barWidth) }

@@ -8,8 +8,9 @@ final class ProgressModel: Sendable {
         var total = 0
         var listComplete = false
         var summary = RunSummary()
-        var active: [String: (ordinal: Int, transfer: ActiveTransfer)] = [:]
-        /// Bytes received per URL in flight: callers that share one transfer count once.
+        var active: [ObjectIdentifier: (ordinal: Int, transfer: ActiveTransfer)] = [:]
+        /// Bytes received per transfer in flight (by normalized URL): items that share one
+        /// transfer count its bytes once.
         var inFlight: [String: Int64] = [:]
         /// Body bytes received over the network, cancelled and failed transfers included: what
         /// the bar shows and what the summary reports, so the two never disagree.
@@ -36,12 +37,21 @@ final class ProgressModel: Sendable {
         state.withLock { $0.listComplete = true }
     }
 
-    /// Bytes of an in-flight item (key: its list position; url: its transfer's identity).
-    func progress(key: String, url: String, name: String, received: Int64, expected: Int64?) {
+    /// Bytes of an in-flight item.
+    ///
+    /// - Parameters:
+    ///   - item: the item's slot, shared with its `finished` call.
+    ///   - transfer: the identity of the transfer (the normalized URL), which items may share.
+    func progress(_ item: ProgressItem, transfer: String, name: String, received: Int64, expected: Int64?) {
         state.withLock { state in
-            // A retry starts its body again from zero; what it receives again is received again.
-            state.received += max(0, received - (state.inFlight[url] ?? 0))
-            state.inFlight[url] = received
+            // A progress event can still be on its way when the item was cancelled: it must not
+            // count again or bring the row back.
+            guard !item.isFinished else { return }
+            let previous = state.inFlight[transfer] ?? 0
+            // Less than before means a retry started the body again: all of it is new.
+            state.received += received >= previous ? received - previous : received
+            state.inFlight[transfer] = received
+            let key = ObjectIdentifier(item)
             if var entry = state.active[key] {
                 entry.transfer.received = received
                 entry.transfer.expected = expected
@@ -53,14 +63,17 @@ final class ProgressModel: Sendable {
         }
     }
 
-    /// An item is done.
-    func finished(key: String, url: String, _ result: DownloadResult) {
+    /// An item is done; `item` is nil for one that never had a transfer (a bad list line).
+    func finished(_ item: ProgressItem?, transfer: String, _ result: DownloadResult) {
         state.withLock { state in
-            state.active[key] = nil
+            if let item {
+                item.isFinished = true
+                state.active[ObjectIdentifier(item)] = nil
+            }
             // The transfer's own item settles its bytes; one that shared it leaves them alone, as
             // the summary counts a shared body once.
             if !result.coalesced || result.status == .cancelled {
-                let seen = state.inFlight.removeValue(forKey: url) ?? 0
+                let seen = state.inFlight.removeValue(forKey: transfer) ?? 0
                 if !result.coalesced { state.received += max(0, result.bytes - seen) }
             }
             state.summary.add(result)
@@ -97,4 +110,13 @@ final class ProgressModel: Sendable {
                 etaSeconds: eta, active: active)
         }
     }
+}
+
+/// One list item's place in the progress model, shared by its progress and completion callbacks.
+///
+/// `@unchecked Sendable`: `isFinished` is only read and written under the model's lock.
+final class ProgressItem: @unchecked Sendable {
+    fileprivate var isFinished = false
+
+    init() {}
 }

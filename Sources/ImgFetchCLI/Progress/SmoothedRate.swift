@@ -37,12 +37,13 @@ struct SmoothedRate {
         let elapsed = time - last.time
         guard elapsed >= Self.minimumInterval else { return rate }
         if let rate {
-            let instant = (value - last.value) / elapsed
+            // A count that went back (a retried item's partial work) is a pause, not negative speed.
+            let instant = max(0, value - last.value) / elapsed
             let weight = 1 - exp(-elapsed / timeConstant)
             self.rate = rate + weight * (instant - rate)
         } else if time - first.time >= warmUp {
             // The first estimate is the mean over the warm-up, not one noisy interval.
-            rate = (value - first.value) / (time - first.time)
+            rate = max(0, value - first.value) / (time - first.time)
         }
         self.last = (time, value)
         return rate

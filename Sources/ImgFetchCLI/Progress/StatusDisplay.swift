@@ -64,35 +64,30 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
 /// The live bar on a terminal, redrawn at most 10 times a second by a timer; messages go above it.
 ///
 /// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked
-/// Sendable; its handler runs on its own serial queue.
+/// Sendable.
 final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
     private let renderer: TerminalProgressRenderer
     private let timer: DispatchSourceTimer
 
-    /// - Parameter screenIsShared: asked on the frames of the first `sharingCheckSeconds`, while
-    ///   a pipeline's later stages start; when it says another program writes to the same
-    ///   terminal (`imgfetch … | jq`), the live area is erased for good and only messages remain.
+    /// - Parameter screenIsShared: asked a few times in the first `sharingCheckSeconds`, while a
+    ///   pipeline's later stages start; when it says another program prints on the same terminal
+    ///   (`imgfetch … | jq`), the live area is erased for good and only messages remain.
     init(renderer: TerminalProgressRenderer, model: ProgressModel, screenIsShared: (@Sendable () -> Bool)? = nil) {
         self.renderer = renderer
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.progress"))
-        let started = monotonicSeconds()
-        nonisolated(unsafe) var sharingCheck = screenIsShared
+        let sharing = screenIsShared.map { SharingCheck(isShared: $0, started: monotonicSeconds()) }
         timer.schedule(deadline: .now(), repeating: 0.1)
         timer.setEventHandler {
             let now = monotonicSeconds()
-            if let check = sharingCheck {
-                if now - started > Self.sharingCheckSeconds {
-                    sharingCheck = nil
-                } else if check() {
-                    sharingCheck = nil
-                    renderer.retire()
-                    return
-                } else if now - started < Self.sharingGraceSeconds {
-                    // The shell may not have started the reader yet: no frame it could print over.
-                    return
-                }
+            switch sharing?.verdict(at: now) {
+            case .shared?:
+                renderer.retire()  // once; later calls do nothing
+            case .undecided?:
+                // The shell may not have started the reader yet: no frame it could print over.
+                break
+            case .alone?, nil:
+                renderer.render(model.snapshot(now: now))
             }
-            renderer.render(model.snapshot(now: now))
         }
         timer.resume()
     }
@@ -114,10 +109,41 @@ final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
         renderer.finish(summary: summary)
     }
 
-    /// The terminal's width in columns (re-read on every frame, so resizes apply at once).
-    static func terminalColumns(_ descriptor: Int32) -> Int {
-        var size = winsize()
-        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
+}
+
+/// Whether another program prints on the live area's terminal, asked at 0, 0.1, 0.3, 0.7
+/// and 1.5 s (each question scans `/proc`), then settled at 2 s.
+///
+/// `@unchecked Sendable`: only the display's timer handler calls it, on the timer's serial queue.
+private final class SharingCheck: @unchecked Sendable {
+    enum Verdict { case undecided, shared, alone }
+
+    private let isShared: @Sendable () -> Bool
+    private let started: Double
+    private var nextCheck: Double
+    private var interval = 0.1
+    private var settled: Verdict?
+
+    init(isShared: @escaping @Sendable () -> Bool, started: Double) {
+        self.isShared = isShared
+        self.started = started
+        nextCheck = started
+    }
+
+    func verdict(at now: Double) -> Verdict {
+        if let settled { return settled }
+        if now >= nextCheck {
+            if isShared() {
+                settled = .shared
+                return .shared
+            }
+            nextCheck = now + interval
+            interval *= 2
+        }
+        if now - started >= BarStatusDisplay.sharingCheckSeconds {
+            settled = .alone
+            return .alone
+        }
+        return now - started < BarStatusDisplay.sharingGraceSeconds ? .undecided : .alone
     }
 }

@@ -13,9 +13,10 @@ import Synchronization
 /// writing, so frames reach the sink in the order their state changed.
 final class TerminalProgressRenderer: Sendable {
     private let sink: any OutputSink
-    private let columns: @Sendable () -> Int
+    private let size: @Sendable () -> TerminalSize
     private let colors: Bool
     private let maxRows: Int
+    private let rewrapsOnResize: Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -35,14 +36,25 @@ final class TerminalProgressRenderer: Sendable {
     }
 
     /// - Parameters:
-    ///   - columns: the terminal width, asked on every frame so a resize (SIGWINCH) shows at the
-    ///     next frame without a signal handler; a value below 1 means unknown and counts as 80.
+    ///   - size: the terminal size, asked on every frame so a resize (SIGWINCH) shows at the next
+    ///     frame without a signal handler; columns below 1 mean unknown and count as 80.
     ///   - colors: whether SGR color sequences may be written (the caller checks `NO_COLOR`, `TERM=dumb`).
-    init(sink: any OutputSink, columns: @escaping @Sendable () -> Int, colors: Bool, maxRows: Int = 6) {
+    ///   - rewrapsOnResize: whether the terminal spreads old lines over more rows after it got
+    ///     narrower (`TerminalSize.rewrapsOnResize`), which decides how far a redraw climbs.
+    init(sink: any OutputSink, size: @escaping @Sendable () -> TerminalSize, colors: Bool, maxRows: Int = 6,
+         rewrapsOnResize: Bool = true) {
         self.sink = sink
-        self.columns = columns
+        self.size = size
         self.colors = colors
         self.maxRows = max(maxRows, 0)
+        self.rewrapsOnResize = rewrapsOnResize
+    }
+
+    /// A renderer for a terminal of known width and unknown height.
+    convenience init(sink: any OutputSink, columns: @escaping @Sendable () -> Int, colors: Bool, maxRows: Int = 6,
+                     rewrapsOnResize: Bool = true) {
+        self.init(sink: sink, size: { TerminalSize(columns: columns(), rows: 0) }, colors: colors, maxRows: maxRows,
+                  rewrapsOnResize: rewrapsOnResize)
     }
 
     /// Redraws the live area, with the lines printed above it since the last frame. The caller
@@ -50,21 +62,21 @@ final class TerminalProgressRenderer: Sendable {
     func render(_ snapshot: ProgressSnapshot) {
         state.withLock { state in
             guard !state.finished, !state.retired else { return }
-            let width = currentColumns()
+            let size = currentSize()
             let phase = state.renderCount
             state.renderCount &+= 1
             guard !state.drawnLineWidths.isEmpty else {
-                sink.write(draw(snapshot, columns: width, spinnerPhase: phase, into: &state))
+                sink.write(draw(snapshot, size: size, spinnerPhase: phase, into: &state))
                 return
             }
             guard state.pending.isEmpty else {
-                sink.write(erase(&state, columns: width) + takePending(&state)
-                           + draw(snapshot, columns: width, spinnerPhase: phase, into: &state))
+                sink.write(erase(&state, size: size) + takePending(&state)
+                           + draw(snapshot, size: size, spinnerPhase: phase, into: &state))
                 return
             }
             // Overwriting in place (rather than clearing first) never shows a blank area.
-            let output = Self.cursorToAreaTop(state, columns: width)
-                + draw(snapshot, columns: width, spinnerPhase: phase, into: &state)
+            let output = cursorToAreaTop(state, size: size)
+                + draw(snapshot, size: size, spinnerPhase: phase, into: &state)
                 + TerminalControl.clearToEndOfScreen
             sink.write(output)
         }
@@ -78,19 +90,20 @@ final class TerminalProgressRenderer: Sendable {
     /// it in one write: a run that finishes thousands of items a second redraws ten times a
     /// second, not once per item, and every moment of the screen shows the area.
     func printAbove(_ line: String) {
+        let message = messageLine(line)
         state.withLock { state in
             guard !state.finished else { return }
             guard !state.drawnLineWidths.isEmpty else {
-                sink.write(messageLine(line))
+                sink.write(message)
                 return
             }
-            state.pending += messageLine(line)
+            state.pending += message
             // A frame late, or a reader that stopped the terminal (Ctrl-S): do not hold much.
             if state.pending.utf8.count >= Self.maxPendingBytes, let snapshot = state.snapshot {
-                let width = currentColumns()
+                let size = currentSize()
                 // The same frame again: spinners advance only with render.
-                sink.write(erase(&state, columns: width) + takePending(&state)
-                           + draw(snapshot, columns: width, spinnerPhase: max(state.renderCount - 1, 0), into: &state))
+                sink.write(erase(&state, size: size) + takePending(&state)
+                           + draw(snapshot, size: size, spinnerPhase: max(state.renderCount - 1, 0), into: &state))
             }
         }
     }
@@ -104,7 +117,7 @@ final class TerminalProgressRenderer: Sendable {
         state.withLock { state in
             guard !state.finished, !state.retired else { return }
             state.retired = true
-            let output = erase(&state, columns: currentColumns()) + takePending(&state)
+            let output = erase(&state, size: currentSize()) + takePending(&state)
             if !output.isEmpty { sink.write(output) }
         }
     }
@@ -114,7 +127,7 @@ final class TerminalProgressRenderer: Sendable {
         state.withLock { state in
             guard !state.finished else { return }
             state.finished = true
-            var output = erase(&state, columns: currentColumns()) + takePending(&state)
+            var output = erase(&state, size: currentSize()) + takePending(&state)
             if let summary {
                 output += messageLine(summary)
             }
@@ -129,9 +142,10 @@ final class TerminalProgressRenderer: Sendable {
         return state.pending
     }
 
-    private func currentColumns() -> Int {
-        let width = columns()
-        return width >= 1 ? width : 80
+    private func currentSize() -> TerminalSize {
+        var current = size()
+        if current.columns < 1 { current.columns = 80 }
+        return current
     }
 
     /// A message made printable, ending in exactly one newline.
@@ -142,12 +156,15 @@ final class TerminalProgressRenderer: Sendable {
     }
 
     /// The lines of `snapshot`, each ending in `ESC[K` and a newline; records them as drawn.
-    private func draw(_ snapshot: ProgressSnapshot, columns: Int, spinnerPhase: Int, into state: inout State) -> String {
-        let formatter = ProgressLineFormatter(columns: columns, colors: colors, maxRows: maxRows, spinnerPhase: spinnerPhase)
-        let lines = formatter.lines(for: snapshot)
+    /// The area never takes the whole screen: the overall line, the rows, and the cursor's line.
+    private func draw(_ snapshot: ProgressSnapshot, size: TerminalSize, spinnerPhase: Int, into state: inout State) -> String {
+        let rows = size.rows > 0 ? min(maxRows, max(size.rows - 2, 0)) : maxRows
+        let formatter = ProgressLineFormatter(columns: size.columns, colors: colors, maxRows: rows, spinnerPhase: spinnerPhase)
+        var lines = formatter.lines(for: snapshot)
+        if size.rows > 0 { lines = Array(lines.prefix(max(size.rows - 1, 1))) }
         state.snapshot = snapshot
         state.drawnLineWidths = lines.map(TerminalText.visibleWidth)
-        state.drawnColumns = columns
+        state.drawnColumns = size.columns
         return lines.map { $0 + TerminalControl.clearToEndOfLine + "\n" }.joined()
     }
 
@@ -156,18 +173,26 @@ final class TerminalProgressRenderer: Sendable {
     /// Row by row (`ESC[2K`), not with `ESC[J`: with the area at the top of the screen, `ESC[J`
     /// would clear the whole screen, and tmux (`scroll-on-clear`) and some terminals first copy
     /// such a screen into the scrollback, stale frame and all.
-    private func erase(_ state: inout State, columns: Int) -> String {
+    private func erase(_ state: inout State, size: TerminalSize) -> String {
         guard !state.drawnLineWidths.isEmpty else { return "" }
-        let rows = Self.rowsOccupied(lineWidths: state.drawnLineWidths, drawnColumns: state.drawnColumns, columns: columns)
+        let rows = rowsToClimb(state, size: size)
         state.drawnLineWidths = []
         return "\r" + TerminalControl.cursorUp(rows)
             + Array(repeating: TerminalControl.clearLine, count: rows).joined(separator: "\n")
             + "\r" + TerminalControl.cursorUp(rows - 1)
     }
 
-    private static func cursorToAreaTop(_ state: State, columns: Int) -> String {
-        let rows = rowsOccupied(lineWidths: state.drawnLineWidths, drawnColumns: state.drawnColumns, columns: columns)
-        return "\r" + TerminalControl.cursorUp(rows)
+    private func cursorToAreaTop(_ state: State, size: TerminalSize) -> String {
+        "\r" + TerminalControl.cursorUp(rowsToClimb(state, size: size))
+    }
+
+    /// The rows between the cursor and the top of the area: more than its lines after a
+    /// narrowing on a terminal that rewraps, never more than the screen holds.
+    private func rowsToClimb(_ state: State, size: TerminalSize) -> Int {
+        let rows = rewrapsOnResize
+            ? Self.rowsOccupied(lineWidths: state.drawnLineWidths, drawnColumns: state.drawnColumns, columns: size.columns)
+            : state.drawnLineWidths.count
+        return size.rows > 0 ? min(rows, size.rows - 1) : rows
     }
 
     /// How many screen rows the drawn lines take now. After the terminal got narrower, terminals

@@ -81,52 +81,86 @@ enum TerminalText {
     /// `text` (plain, no escapes) cut to at most `width` columns by replacing its middle with `…`,
     /// so both the start of a name and its extension stay visible.
     ///
-    /// `distinctFrom` is the character offset where `text` starts to differ from the names shown
-    /// beside it: the tail grows to keep that part when it fits, so `img0001204.jpg` and
-    /// `img0001205.jpg` do not both become `img0…jpg`.
-    static func middleTruncated(_ text: String, toWidth width: Int, distinctFrom: Int = 0) -> String {
+    /// `distinct` is the range of characters where `text` differs from the names shown beside
+    /// it. When an even cut would hide it, the cut moves so it stays: `img0001204.jpg` and
+    /// `img0001205.jpg` become `img0…1204.jpg` and `img0…1205.jpg`, and names that also share
+    /// their end get a second `…` (`IMG…234….jpg`, `IMG…299….jpg`).
+    static func middleTruncated(_ text: String, toWidth width: Int, distinct: Range<Int>? = nil) -> String {
         guard visibleWidth(text) > width else { return text }
         guard width > 1 else { return width == 1 ? String(ellipsis) : "" }
         let available = width - 1
         let even = available / 2
-        var tailBudget = even
-        // When an even cut's head ends before the names differ, it shows only what they share.
-        if visibleWidth(String(text.prefix(distinctFrom))) >= available - even {
-            let distinctWidth = visibleWidth(String(text.dropFirst(distinctFrom)))
-            tailBudget = max(even, min(distinctWidth, available - min(4, available - even)))
+        guard let distinct, visibleWidth(String(text.prefix(distinct.lowerBound))) >= available - even else {
+            return cut(text, head: available - even, width: width)
         }
-        let headBudget = available - tailBudget
-        var head = ""
-        var headWidth = 0
-        for character in text {
-            let characterWidth = self.width(of: character)
-            if headWidth + characterWidth > headBudget { break }
-            head.append(character)
-            headWidth += characterWidth
+        let minimumHead = min(4, available - even)
+        let distinctTail = visibleWidth(String(text.dropFirst(distinct.lowerBound)))
+        let sharedEnd = visibleWidth(String(text.dropFirst(distinct.upperBound)))
+        if distinctTail <= available - minimumHead || sharedEnd == 0 {
+            // The differing part and everything after it fit in the tail (or it runs to the end).
+            return cut(text, head: available - max(even, min(distinctTail, available - minimumHead)), width: width)
         }
-        var tail: [Character] = []
-        // Columns a wide character left unused in the head go to the tail.
-        let tailLimit = available - headWidth
-        var tailWidth = 0
-        for character in text.reversed() {
-            let characterWidth = self.width(of: character)
-            if tailWidth + characterWidth > tailLimit { break }
-            tail.append(character)
-            tailWidth += characterWidth
-        }
-        return head + String(ellipsis) + String(tail.reversed())
+        // Start, `…`, where it differs, `…`, the last few columns (usually the extension).
+        let head = min(3, distinct.lowerBound)
+        let tail = min(sharedEnd, 4)
+        let middle = width - head - tail - 2
+        guard middle >= 2 else { return cut(text, head: minimumHead, width: width) }
+        // A character or two before the difference, when there is room, reads better: `00123`, not `3`.
+        let context = max(0, min(2, middle - distinct.count, distinct.lowerBound - head))
+        return prefix(text, columns: head) + String(ellipsis)
+            + prefix(String(text.dropFirst(distinct.lowerBound - context)), columns: middle) + String(ellipsis)
+            + suffix(text, columns: tail)
     }
 
-    /// For each name, the length of its longest common prefix with any other: where it becomes
-    /// distinct from its neighbours (see `middleTruncated`).
-    static func distinctOffsets(_ names: [String]) -> [Int] {
+    /// `text` as its first `head` columns, `…`, and as much of its end as fits in `width`.
+    private static func cut(_ text: String, head: Int, width: Int) -> String {
+        let start = prefix(text, columns: head)
+        return start + String(ellipsis) + suffix(text, columns: width - 1 - visibleWidth(start))
+    }
+
+    /// The longest start of `text` at most `columns` wide.
+    private static func prefix(_ text: String, columns: Int) -> String {
+        var result = ""
+        var used = 0
+        for character in text {
+            let characterWidth = self.width(of: character)
+            if used + characterWidth > columns { break }
+            result.append(character)
+            used += characterWidth
+        }
+        return result
+    }
+
+    /// The longest end of `text` at most `columns` wide.
+    private static func suffix(_ text: String, columns: Int) -> String {
+        var result: [Character] = []
+        var used = 0
+        for character in text.reversed() {
+            let characterWidth = self.width(of: character)
+            if used + characterWidth > columns { break }
+            result.append(character)
+            used += characterWidth
+        }
+        return String(result.reversed())
+    }
+
+    /// For each name, the characters where it differs from the most similar of the others: from
+    /// the end of their common start to the start of their common end (see `middleTruncated`).
+    static func distinctRanges(_ names: [String]) -> [Range<Int>] {
         let characters = names.map(Array.init)
         return characters.indices.map { index in
-            characters.indices.reduce(0) { longest, other in
-                guard other != index else { return longest }
-                let common = zip(characters[index], characters[other]).prefix { $0 == $1 }.count
-                return max(longest, common)
+            let name = characters[index]
+            var best: Range<Int> = 0..<name.count
+            var longestPrefix = -1
+            for other in characters.indices where other != index {
+                let common = zip(name, characters[other]).prefix { $0 == $1 }.count
+                guard common > longestPrefix else { continue }
+                longestPrefix = common
+                let limit = min(name.count, characters[other].count) - common
+                let shared = zip(name.reversed(), characters[other].reversed()).prefix { $0 == $1 }.count
+                best = common..<(name.count - min(shared, limit))
             }
+            return best
         }
     }
 

@@ -28,18 +28,30 @@ final class RunReporter: Sendable {
     var showsProgress: Bool { display.showsProgress }
 
     /// One list item is done. Called from any thread.
-    func report(_ item: ItemReport) {
-        model.finished(key: item.position.description, url: item.displayURL, item.result)
+    ///
+    /// - Parameters:
+    ///   - progress: the item's slot in the progress model, if it had a transfer.
+    ///   - transfer: the identity of its transfer (the normalized URL).
+    func report(_ item: ItemReport, progress: ProgressItem? = nil, transfer: String = "") {
+        model.finished(progress, transfer: transfer, item.result)
         let json = results.format == .jsonl || reportFile != nil ? JSONLine.encode(item) : nil
-        reportFile?.append(json!)
-        guard !silenced.load(ordering: .relaxed) else { return }
-        let line = switch results.format {
+        let loud = !silenced.load(ordering: .relaxed)
+        let line: String? = switch results.format {
+        case _ where !loud: nil
         case .jsonl: json!
         case .tabSeparated: ResultLine.tabSeparated(item)
+        // A person needs no line per cancelled item: the summary counts them.
+        case .human where item.result.status == .cancelled: nil
         case .human(let colors): HumanResultLine.format(item, colors: colors)
         }
-        stdoutLock.withLock { _ in results.sink.write(line) }
-        if results.errorsOnStderr, let error = ResultLine.error(item) { display.message(error) }
+        let error = loud && results.errorsOnStderr ? ResultLine.error(item) : nil
+        // One lock for the report, the result line and its error line: the report lists items
+        // in the order stdout shows them, and no other item's line lands between the two.
+        stdoutLock.withLock { _ in
+            if let json { reportFile?.append(json) }
+            if let line { results.sink.write(line) }
+            if let error { display.message(error) }
+        }
     }
 
     /// A warning about the whole run (not one item), on stderr. Called from any thread.

@@ -29,8 +29,9 @@ struct Run {
         }
 
         let ending = control.waitForEnding()
-        if ending != .completed { downloader.cancelAll() }
+        // Silenced first: items that fail while the rest is cancelled must not print either.
         if ending == .brokenPipe { reporter.silence() }
+        if ending != .completed { downloader.cancelAll() }
         control.waitForOutstanding()
         downloader.close()
         let summary = reporter.finish(seconds: monotonicSeconds() - started)
@@ -71,24 +72,25 @@ struct Run {
                     finish(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)))
                 case .item(let item):
                     let options = DownloadOptions(fileName: item.outName, priority: item.priority)
-                    let key = position.description
                     let name = item.outName ?? item.url.lastPathSegment
-                    let url = item.url.redacted
+                    let transfer = item.url.normalized
+                    let slot = showsProgress ? ProgressItem() : nil
                     // Without a display of running transfers no handler is passed, and the
                     // downloader skips the progress fan-out altogether.
-                    let progress: DownloadProgressHandler? = !showsProgress ? nil : { @Sendable received, expected in
-                        model.progress(key: key, url: url, name: name, received: received, expected: expected)
-                    }
+                    let progress: DownloadProgressHandler? = slot.map { slot in { @Sendable received, expected in
+                        model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
+                    } }
                     downloader.download(item.url, options: options, progress: progress, completion: { result in
-                        finish(position, item.url.redacted, result)
+                        finish(position, item.url.redacted, result, progress: slot, transfer: transfer)
                     })
                 }
             }
         }
     }
 
-    private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult) {
-        reporter.report(ItemReport(position: position, displayURL: url, result: result))
+    private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult,
+                        progress: ProgressItem? = nil, transfer: String = "") {
+        reporter.report(ItemReport(position: position, displayURL: url, result: result), progress: progress, transfer: transfer)
         control.itemDone()
     }
 }
