@@ -31,6 +31,12 @@ public enum ImgFetchCommand {
         case .version:
             stdout.write("imgfetch \(DownloaderConfiguration.version) (\(LibcurlVersion.description))\n")
             return ExitCode.success
+        case .manPage:
+            stdout.write(ManPage.text)
+            return ExitCode.success
+        case .completions(let shell):
+            stdout.write(shell.script)
+            return ExitCode.success
         case .run:
             break
         }

@@ -14,7 +14,7 @@ final class TerminalProgressTests: EndToEndTestCase {
     }
 
     override func tearDown() {
-        if let session { _ = try? tmux(["kill-session", "-t", session]) }
+        if let session { TmuxSession.kill(session) }
         super.tearDown()
     }
 
@@ -53,8 +53,8 @@ final class TerminalProgressTests: EndToEndTestCase {
             waiting = try screen()
             return waiting.contains("reading URLs from the terminal; end with Ctrl-D")
         }, "no hint:\n\(waiting)")
-        _ = try tmux(["send-keys", "-t", session, server.url("/files/typed.jpg"), "Enter"])
-        _ = try tmux(["send-keys", "-t", session, "C-d"])
+        try TmuxSession.keys(session, server.url("/files/typed.jpg"), "Enter")
+        try TmuxSession.keys(session, "C-d")
         let finalScreen = try waitForExit(timeout: 20)
         XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
         XCTAssertEqual(try outputFiles(), ["typed.jpg"])
@@ -156,7 +156,7 @@ final class TerminalProgressTests: EndToEndTestCase {
             return live.contains("resized-6")
         }, live)
         for columns in [70, 45, 100, 61] {
-            _ = try tmux(["resize-window", "-t", session!, "-x", String(columns), "-y", "30"])
+            try TmuxSession.resize(session, columns: columns, rows: 30)
             usleep(300_000)
             let lines = try screen().split(separator: "\n")
             XCTAssertEqual(lines.filter { $0.contains("/6") && $0.contains("]") }.count, 1, "at \(columns):\n\(lines.joined(separator: "\n"))")
@@ -218,39 +218,14 @@ final class TerminalProgressTests: EndToEndTestCase {
     }
 
     private func screen() throws -> String {
-        try tmux(["capture-pane", "-p", "-t", session])
+        try TmuxSession.screen(session)
     }
 
-    /// The screen with everything that scrolled off it.
     private func screenAndScrollback() throws -> String {
-        try tmux(["capture-pane", "-p", "-S", "-", "-t", session])
+        try TmuxSession.screenAndScrollback(session)
     }
 
-    /// Starts the detached session with posix_spawn, not Foundation's Process: the tmux server that
-    /// the client forks would inherit Process's bookkeeping descriptor and make waitUntilExit hang.
     private func startSession(_ command: String, columns: Int = 100) throws {
-        let arguments = ["tmux", "new-session", "-d", "-s", session!, "-x", String(columns), "-y", "30", command]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawnp(&pid, "tmux", nil, nil, &argv, environ) == 0 else {
-            throw XCTSkip("cannot start tmux")
-        }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-    }
-
-    @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try TmuxSession.start(session, command, columns: columns, rows: 30)
     }
 }

@@ -13,6 +13,10 @@ public struct CommandLineOptions: Sendable, Equatable {
         case help
         /// Print the version and exit 0.
         case version
+        /// Print `ManPage.text` (roff) and exit 0.
+        case manPage
+        /// Print the completion script for a shell and exit 0.
+        case completions(CompletionShell)
     }
 
     /// List files in command-line order; empty means stdin, and `-` names stdin explicitly.
@@ -79,7 +83,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var jsonl = false
     /// A file that receives the JSON lines too, written as items finish and completed atomically at the end.
     public var reportFile: String?
-    /// Run, or print help or the version.
+    /// Run, or print help, the version, the man page or a completion script.
     public var action: Action = .run
 
     public init() {}
@@ -121,7 +125,7 @@ public struct CommandLineOptions: Sendable, Equatable {
 }
 
 /// `--progress`: how progress is shown on stderr.
-public enum ProgressMode: String, Sendable, Equatable {
+public enum ProgressMode: String, Sendable, Equatable, CaseIterable {
     /// A bar when stderr is a terminal (and TERM is not dumb), nothing otherwise.
     case auto
     /// A live bar and rows of active transfers.
@@ -133,7 +137,7 @@ public enum ProgressMode: String, Sendable, Equatable {
 }
 
 /// `--save-as`: the original bytes, or decompressed pixels in one of three formats.
-public enum SaveAsChoice: String, Sendable, Equatable {
+public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
     case original, png, ppm, pam
 
     var configuration: SaveAs {

@@ -117,7 +117,7 @@ public enum OptionParser {
             inlineValue = nil
         }
         let spelling = "--" + name
-        guard let option = Option.byLongName[String(name)] else {
+        guard let option = OptionTable.byLongName[String(name)] else {
             throw UsageError(option: name.isEmpty ? argument : spelling, problem: .unknownOption)
         }
         switch option {
@@ -138,7 +138,7 @@ public enum OptionParser {
         var letters = argument.dropFirst()
         while let letter = letters.popFirst() {
             let spelling = "-" + String(letter)
-            guard let option = Option.byShortName[letter] else {
+            guard let option = OptionTable.byShortName[letter] else {
                 throw UsageError(option: spelling, problem: .unknownOption)
             }
             switch option {
@@ -170,8 +170,9 @@ public enum OptionParser {
         case .http1_1: options.httpVersion = .http1_1
         case .http2: options.httpVersion = .http2
         case .help: options.action = .help
-        // Help wins over version whatever their order: asking for help is never a mistake.
-        case .version: if options.action != .help { options.action = .version }
+        // Help wins over the other actions whatever their order: asking for help is never a mistake.
+        case .version: request(.version, in: &options)
+        case .manPage: request(.manPage, in: &options)
         }
     }
 
@@ -234,72 +235,18 @@ public enum OptionParser {
             options.maxDimension = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
         case .maxPixels:
             options.maxPixels = try ValueParser.integer(value, in: 1...Int(Int32.max) * 64, for: spelling)
+        case .completions:
+            guard let shell = CompletionShell(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected bash, zsh or fish"))
+            }
+            request(.completions(shell), in: &options)
         }
     }
-}
 
-/// The options the parser knows, split by whether they take a value so each `apply` switch is exhaustive.
-enum Option: Equatable, Sendable {
-    /// Options that stand alone.
-    enum Flag: Equatable, Sendable {
-        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified
-        case http1_1, http2, help, version
+    /// Sets an action other than help: the last one given wins, but never over `--help`.
+    private static func request(_ action: CommandLineOptions.Action, in options: inout CommandLineOptions) {
+        if options.action != .help { options.action = action }
     }
-
-    /// Options that take exactly one value.
-    enum Valued: Equatable, Sendable {
-        case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
-        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report
-        case saveAs, maxDimension, maxPixels, cachePolicy
-    }
-
-    case flag(Flag)
-    case valued(Valued)
-
-    /// Every spelling, in `--help` order; the lookup tables below derive from it.
-    static let spellings: [(long: String, short: Character?, option: Option)] = [
-        ("output-dir", "o", .valued(.outputDirectory)),
-        ("concurrency", "j", .valued(.concurrency)),
-        ("per-host", nil, .valued(.perHost)),
-        ("fifo", nil, .flag(.fifo)),
-        ("lifo", nil, .flag(.lifo)),
-        ("timeout", "t", .valued(.timeout)),
-        ("connect-timeout", nil, .valued(.connectTimeout)),
-        ("max-time", nil, .valued(.maxTime)),
-        ("retries", nil, .valued(.retries)),
-        ("header", "H", .valued(.header)),
-        ("user-agent", "A", .valued(.userAgent)),
-        ("user", "u", .valued(.user)),
-        ("cookie-jar", nil, .valued(.cookieJar)),
-        ("insecure", nil, .flag(.insecure)),
-        ("cacert", nil, .valued(.caCertificate)),
-        ("allow-downgrade", nil, .flag(.allowDowngrade)),
-        ("http1.1", nil, .flag(.http1_1)),
-        ("http2", nil, .flag(.http2)),
-        ("resolve", nil, .valued(.resolve)),
-        ("save-as", nil, .valued(.saveAs)),
-        ("max-dimension", nil, .valued(.maxDimension)),
-        ("no-decode", nil, .flag(.noDecode)),
-        ("require-verified", nil, .flag(.requireVerified)),
-        ("max-size", nil, .valued(.maxSize)),
-        ("max-pixels", nil, .valued(.maxPixels)),
-        ("name", nil, .valued(.name)),
-        ("overwrite", nil, .flag(.overwrite)),
-        ("skip-existing", nil, .flag(.skipExisting)),
-        ("cache-policy", nil, .valued(.cachePolicy)),
-        ("progress", nil, .valued(.progress)),
-        ("progress-interval", nil, .valued(.progressInterval)),
-        ("quiet", "q", .flag(.quiet)),
-        ("jsonl", nil, .flag(.jsonl)),
-        ("report", nil, .valued(.report)),
-        ("help", "h", .flag(.help)),
-        ("version", nil, .flag(.version)),
-    ]
-
-    static let byLongName: [String: Option] = Dictionary(uniqueKeysWithValues: spellings.map { ($0.long, $0.option) })
-
-    static let byShortName: [Character: Option] = Dictionary(
-        uniqueKeysWithValues: spellings.compactMap { entry in entry.short.map { ($0, entry.option) } })
 }
 
 /// Validators for option values; each throws a `UsageError` that says what was expected.

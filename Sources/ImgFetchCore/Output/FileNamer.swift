@@ -6,7 +6,7 @@
 /// the same list gives the same names on every run. Not thread-safe: one list reader owns it.
 public struct FileNamer {
     /// Where names come from.
-    public enum Scheme: String, Sendable {
+    public enum Scheme: String, Sendable, CaseIterable {
         /// The URL's last path segment.
         case url
         /// The hex SHA-256 of the normalized URL.

@@ -141,3 +141,17 @@ func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -
     }
     return try condition()
 }
+
+/// Runs a tool to its end and returns its stdout; its stderr is dropped.
+func standardOutput(of executable: String, _ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}

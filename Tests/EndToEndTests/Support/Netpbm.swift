@@ -63,15 +63,6 @@ struct NetpbmImage: Equatable {
 
     /// Runs a reference decoder (`djpeg`, `pngtopam`, `dwebp` …) on `file` and parses its output.
     static func reference(_ tool: String, _ arguments: [String], file: URL) throws -> NetpbmImage? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments + [file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return NetpbmImage(data)
+        NetpbmImage(try standardOutput(of: "/usr/bin/env", [tool] + arguments + [file.path]))
     }
 }

@@ -1,0 +1,19 @@
+/// What the parser does with an option, split by whether it takes a value so each `apply` switch is
+/// exhaustive. Its spellings, help and value kind are in `OptionTable`.
+enum Option: Hashable, Sendable {
+    /// Options that stand alone.
+    enum Flag: Hashable, Sendable, CaseIterable {
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified
+        case http1_1, http2, help, version, manPage
+    }
+
+    /// Options that take exactly one value.
+    enum Valued: Hashable, Sendable, CaseIterable {
+        case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
+        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report
+        case saveAs, maxDimension, maxPixels, cachePolicy, completions
+    }
+
+    case flag(Flag)
+    case valued(Valued)
+}

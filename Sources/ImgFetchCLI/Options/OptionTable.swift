@@ -1,0 +1,87 @@
+import ImgFetchCore
+
+/// Every option imgfetch knows, in `--help` order: the one place options are declared.
+///
+/// The parser takes its spellings from here; `HelpText`, `ManPage` and the completion scripts are
+/// generated from it; a test checks the README's option table against it.
+enum OptionTable {
+    static let options: [OptionSpec] = [
+        .valued(.outputDirectory, "output-dir", short: "o", "DIR", .directory, default: ".",
+                help: "where images go, created if missing"),
+        .valued(.concurrency, "concurrency", short: "j", "N", .number, default: "16",
+                help: "simultaneous transfers, 1-1024"),
+        .valued(.perHost, "per-host", "N", .number, default: "6",
+                help: "connections per host, 1-1024; an HTTP/2 host runs up to 100 transfers on each"),
+        .flag(.fifo, "fifo", default: .selected, help: "start the oldest pending request first"),
+        .flag(.lifo, "lifo", help: "start the newest pending request first"),
+        .valued(.timeout, "timeout", short: "t", "SEC", .number, default: "15",
+                help: "abort a transfer under 1 KB/s for SEC seconds"),
+        .valued(.connectTimeout, "connect-timeout", "SEC", .number, default: "10",
+                help: "limit on the connect phase"),
+        .valued(.maxTime, "max-time", "SEC", .number, default: "off",
+                help: "hard limit on a whole transfer"),
+        .valued(.retries, "retries", "N", .number, default: "2",
+                help: "retries of timeouts, resets, 408, 429 and 5xx, with backoff, 0-100"),
+        .valued(.header, "header", short: "H", "'K: V'", .text,
+                help: "extra request header (repeatable)"),
+        .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: .value("imgfetch/\(DownloaderConfiguration.version)"),
+                help: "User-Agent header"),
+        .valued(.user, "user", short: "u", "USER:PASS", .text,
+                help: "credentials, sent only to the list's own hosts"),
+        .valued(.cookieJar, "cookie-jar", "FILE", .file, default: "off",
+                help: "read and write cookies in FILE"),
+        .flag(.insecure, "insecure", default: "off", help: "skip TLS certificate verification"),
+        .valued(.caCertificate, "cacert", "FILE", .file,
+                help: "verify TLS certificates against the CA certificates in FILE (PEM), not the system's"),
+        .flag(.allowDowngrade, "allow-downgrade", default: "off", help: "follow redirects from https to http"),
+        .flag(.http1_1, "http1.1",
+              help: "use HTTP/1.1 only (without it: HTTP/2 over TLS when the server offers it, else HTTP/1.1)"),
+        .flag(.http2, "http2", help: "also offer HTTP/2 on plain http (an h2c upgrade)"),
+        .valued(.resolve, "resolve", "HOST:PORT:ADDR", .text,
+                help: "connect to ADDR for HOST:PORT, without DNS (curl's syntax; repeatable)"),
+        .valued(.saveAs, "save-as", "FORMAT", .choice(SaveAsChoice.allCases.map(\.rawValue)), default: "original",
+                help: "what is written; original: the verified bytes; png, ppm or pam: the decompressed pixels of "
+                    + "the first frame, EXIF orientation applied, in png and pam with the source's channels and bit depth"),
+        .valued(.maxDimension, "max-dimension", "N", .number,
+                help: "with png/ppm/pam: downscale so the longer side is at most N pixels"),
+        .flag(.noDecode, "no-decode", help: "skip full decoding; bodies are still checked by their magic bytes"),
+        .flag(.requireVerified, "require-verified",
+              help: "fail images imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC) instead of saving them unverified"),
+        .valued(.maxPixels, "max-pixels", "N", .number, default: .value(String(DecodeLimits().maxPixels)),
+                help: "largest width x height decoded"),
+        .valued(.maxSize, "max-size", "BYTES", .number, default: "64M",
+                help: "largest body accepted; suffixes k, M, G are powers of 1024"),
+        .valued(.name, "name", "url|hash", .choice(FileNamer.Scheme.allCases.map(\.rawValue)), default: "url",
+                help: "file names from the URL's last path segment, or from its SHA-256"),
+        .flag(.overwrite, "overwrite", help: "replace files that already exist"),
+        .flag(.skipExisting, "skip-existing", default: .selected, help: "keep files that already exist"),
+        .valued(.cachePolicy, "cache-policy", "POLICY", .choice(CachePolicy.allCases.map(\.rawValue)), default: "protocol",
+                help: "how the cache index in DIR/.imgfetch is used; protocol: reuse indexed files while fresh, "
+                    + "revalidate stale ones with ETag/Last-Modified; reload: always download; "
+                    + "only-if-cached: no requests"),
+        .valued(.progress, "progress", "MODE", .choice(ProgressMode.allCases.map(\.rawValue)), default: "auto",
+                help: "progress on stderr: auto, bar, plain or none; auto is a bar when stderr is a terminal, "
+                    + "nothing otherwise"),
+        .valued(.progressInterval, "progress-interval", "SEC", .number, default: "10",
+                help: "seconds between plain status lines"),
+        .flag(.quiet, "quiet", short: "q", help: "print only errors on stderr (no progress, no summary)"),
+        .flag(.jsonl, "jsonl", help: "stdout gets one JSON object per list item"),
+        .valued(.report, "report", "FILE", .file, help: "also write the JSON lines to FILE"),
+        .flag(.help, "help", short: "h", help: "show this help and exit"),
+        .flag(.version, "version", help: "show the version and exit"),
+        .flag(.manPage, "man", help: "print the man page (roff) and exit"),
+        .valued(.completions, "completions", "SHELL", .choice(CompletionShell.allCases.map(\.rawValue)),
+                help: "print a completion script for SHELL (bash, zsh or fish) and exit"),
+    ]
+
+    /// What `--` does; it is no option, so it is not in `options`.
+    static let endOfOptionsHelp = "end of options; later arguments are lists"
+
+    /// What the option list cannot say one option at a time.
+    static let notes = "Short options bundle (-qj4); SEC is a decimal number of seconds."
+
+    static let byLongName: [String: Option] = Dictionary(uniqueKeysWithValues: options.map { ($0.long, $0.option) })
+
+    static let byShortName: [Character: Option] = Dictionary(
+        uniqueKeysWithValues: options.compactMap { spec in spec.short.map { ($0, spec.option) } })
+}

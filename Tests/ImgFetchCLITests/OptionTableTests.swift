@@ -1,0 +1,181 @@
+import ImgFetchCore
+import XCTest
+@testable import ImgFetchCLI
+
+/// The option table: complete, consistent with the parser, and the source of `--help`.
+final class OptionTableTests: XCTestCase {
+    func testEveryParserOptionIsDeclaredOnce() {
+        let declared = OptionTable.options.map(\.option)
+        let parsed = Option.Flag.allCases.map(Option.flag) + Option.Valued.allCases.map(Option.valued)
+        XCTAssertEqual(declared.count, Set(declared).count, "an option is declared twice")
+        XCTAssertEqual(Set(declared), Set(parsed))
+    }
+
+    func testSpellingsAreUniqueAndWellFormed() {
+        let spellings = OptionTable.options.flatMap(\.spellings)
+        XCTAssertEqual(spellings.count, Set(spellings).count)
+        for spec in OptionTable.options {
+            XCTAssertTrue(spec.long.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" || $0 == "." }, spec.long)
+            XCTAssertEqual(OptionTable.byLongName[spec.long], spec.option)
+            if let short = spec.short { XCTAssertEqual(OptionTable.byShortName[short], spec.option) }
+        }
+        XCTAssertEqual(OptionTable.byLongName.count, OptionTable.options.count)
+    }
+
+    func testFlagsTakeNoArgumentAndValuedOptionsOne() {
+        for spec in OptionTable.options {
+            switch spec.option {
+            case .flag: XCTAssertNil(spec.argument, spec.long)
+            case .valued: XCTAssertNotNil(spec.argument, spec.long)
+            }
+        }
+    }
+
+    func testEveryChoiceParsesAndNothingElseDoes() throws {
+        var choiceOptions = 0
+        for spec in OptionTable.options {
+            guard let words = spec.argument?.kind.choices, !words.isEmpty else { continue }
+            choiceOptions += 1
+            for word in words {
+                XCTAssertNoThrow(try OptionParser.parse(["--\(spec.long)", word]), "--\(spec.long) \(word)")
+            }
+            XCTAssertThrowsError(try OptionParser.parse(["--\(spec.long)", "no-such-choice"]), spec.long)
+        }
+        XCTAssertEqual(choiceOptions, 5, "--save-as, --name, --cache-policy, --progress, --completions")
+    }
+
+    func testEveryChoiceIsNamedInTheHelp() {
+        for spec in OptionTable.options {
+            let words = Set((spec.synopsis + " " + spec.help).split { !$0.isLetter && $0 != "-" }.map(String.init))
+            for choice in spec.argument?.kind.choices ?? [] {
+                XCTAssertTrue(words.contains(choice), "the help of --\(spec.long) does not name \(choice)")
+            }
+        }
+    }
+
+    /// A default the table shows, given explicitly, changes nothing: the table cannot drift from
+    /// `CommandLineOptions`.
+    func testShownDefaultsAreTheParsersDefaults() throws {
+        let defaults = CommandLineOptions()
+        for spec in OptionTable.options {
+            switch (spec.option, spec.defaultValue) {
+            case (.valued(.userAgent), .value(let value)?):
+                XCTAssertEqual(defaults.downloaderConfiguration(outputDirectory: ".").userAgent, value)
+            case (.valued, .value("off")?):
+                break  // `off` is no value: the option is unset by default
+            case (.valued, .value(let value)?):
+                XCTAssertEqual(try OptionParser.parse(["--\(spec.long)", value]), defaults, "--\(spec.long) \(value)")
+            case (.flag, .selected?):
+                XCTAssertEqual(try OptionParser.parse(["--\(spec.long)"]), defaults, "--\(spec.long)")
+            case (.flag, .value("off")?):
+                XCTAssertNotEqual(try OptionParser.parse(["--\(spec.long)"]), defaults, "--\(spec.long)")
+            case (.flag, .value(let value)?):
+                XCTFail("--\(spec.long): a flag's default is off or selected, not \(value)")
+            case (.valued, .selected?):
+                XCTFail("--\(spec.long): only a flag can be selected by default")
+            case (_, nil):
+                break
+            }
+        }
+    }
+
+    func testSummariesAreShortAndHelpIsOneLine() {
+        for spec in OptionTable.options {
+            XCTAssertFalse(spec.summary.isEmpty, spec.long)
+            XCTAssertLessThanOrEqual(spec.summary.count, 70, "completion menus show the summary: \(spec.summary)")
+            XCTAssertFalse(spec.help.contains("\n"), spec.long)
+            XCTAssertFalse(spec.help.hasSuffix("."), spec.long)
+        }
+        XCTAssertEqual(OptionTable.spec(.valued(.saveAs)).summary, "what is written")
+        XCTAssertEqual(OptionTable.spec(.valued(.header)).summary, "extra request header")
+        XCTAssertEqual(OptionTable.spec(.flag(.lifo)).summary, "start the newest pending request first")
+    }
+
+    func testSynopsisAndDefaultPhrase() {
+        XCTAssertEqual(OptionTable.spec(.valued(.outputDirectory)).synopsis, "-o, --output-dir DIR")
+        XCTAssertEqual(OptionTable.spec(.flag(.http1_1)).synopsis, "--http1.1")
+        XCTAssertEqual(OptionTable.spec(.valued(.concurrency)).defaultPhrase, "(default 16)")
+        XCTAssertEqual(OptionTable.spec(.flag(.fifo)).defaultPhrase, "(default)")
+        XCTAssertNil(OptionTable.spec(.flag(.lifo)).defaultPhrase)
+    }
+
+    // MARK: - --man and --completions
+
+    func testManAndCompletionsAreActions() throws {
+        XCTAssertEqual(try OptionParser.parse(["--man"]).action, .manPage)
+        XCTAssertEqual(try OptionParser.parse(["--completions", "bash"]).action, .completions(.bash))
+        XCTAssertEqual(try OptionParser.parse(["--completions=zsh"]).action, .completions(.zsh))
+        XCTAssertEqual(try OptionParser.parse(["a.txt", "--completions", "fish", "-q"]).action, .completions(.fish))
+        // The last action wins, except that help always does.
+        XCTAssertEqual(try OptionParser.parse(["--man", "--version"]).action, .version)
+        XCTAssertEqual(try OptionParser.parse(["--version", "--man"]).action, .manPage)
+        XCTAssertEqual(try OptionParser.parse(["--completions", "bash", "--man"]).action, .manPage)
+        XCTAssertEqual(try OptionParser.parse(["--help", "--man"]).action, .help)
+        XCTAssertEqual(try OptionParser.parse(["--completions", "zsh", "-h"]).action, .help)
+    }
+
+    func testUnknownShellNamesTheAcceptedOnes() {
+        XCTAssertThrowsError(try OptionParser.parse(["--completions", "tcsh"])) { error in
+            XCTAssertEqual((error as? UsageError)?.description, "invalid value 'tcsh' for '--completions': expected bash, zsh or fish")
+        }
+        XCTAssertThrowsError(try OptionParser.parse(["--completions"])) { error in
+            XCTAssertEqual((error as? UsageError)?.description, "option '--completions' needs a value")
+        }
+        XCTAssertThrowsError(try OptionParser.parse(["--man=yes"])) { error in
+            XCTAssertEqual((error as? UsageError)?.description, "option '--man' takes no value")
+        }
+    }
+
+    // MARK: - --help
+
+    func testHelpListsEveryOptionWithItsHelpInTableOrder() {
+        let help = HelpText.usage.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        var searchFrom = help.startIndex
+        for spec in OptionTable.options {
+            let names = (spec.short.map { "-\($0), " } ?? "") + "--\(spec.long)" + (spec.argument.map { " \($0.name)" } ?? "")
+            let entry = names + " " + spec.help + (spec.defaultPhrase.map { " " + $0 } ?? "")
+            guard let range = help.range(of: entry, range: searchFrom..<help.endIndex) else {
+                XCTFail("help lacks, or misorders: \(entry)")
+                continue
+            }
+            searchFrom = range.upperBound
+        }
+    }
+
+    func testHelpMentionsManAndCompletions() {
+        XCTAssertTrue(HelpText.usage.contains("      --man "))
+        XCTAssertTrue(HelpText.usage.contains("      --completions SHELL "))
+        XCTAssertTrue(HelpText.usage.contains("Exit status:\n"))
+        XCTAssertTrue(HelpText.usage.contains("\nList format:\n  One URL per line."))
+        XCTAssertTrue(HelpText.usage.contains("\n  --                         end of options; later arguments are lists\n"))
+        XCTAssertTrue(HelpText.usage.contains("\n    out=NAME                  save as NAME"), "fields are indented under their paragraph")
+    }
+
+    func testHelpOptionColumnsLineUp() {
+        let column = HelpText.optionColumn
+        let lines = HelpText.usage.split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { $0 != "Options:" }.dropFirst().prefix { !$0.isEmpty }.dropLast()  // the last: notes
+        XCTAssertGreaterThan(lines.count, OptionTable.options.count)
+        for line in lines {
+            let head = line.prefix(column)
+            let text = line.dropFirst(column)
+            if head.hasSuffix(" ") {
+                // The help starts at the column: after a short name, or on a continuation line.
+                XCTAssertFalse(text.isEmpty || text.hasPrefix(" "), String(line))
+            } else {
+                // A name reaching past the column: two spaces, then the help.
+                XCTAssertNotNil(line.range(of: #"^  (-., |    )--\S+ \S+  \S"#, options: .regularExpression), String(line))
+            }
+        }
+    }
+}
+
+extension OptionTable {
+    /// The declaration of `option`.
+    static func spec(_ option: Option) -> OptionSpec {
+        guard let spec = options.first(where: { $0.option == option }) else {
+            preconditionFailure("\(option) is missing from OptionTable.options")
+        }
+        return spec
+    }
+}
