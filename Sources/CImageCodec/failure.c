@@ -1,5 +1,7 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 
 // In C because it longjmps to the entry point that owns `failure`.
@@ -22,4 +24,17 @@ int imgcodec_report(const imgcodec_failure *failure, char *message, size_t messa
         snprintf(message, message_size, "%s", failure->message);
     }
     return failure->status;
+}
+
+// In C because a write error fails the encode by longjmp.
+void imgcodec_write_all(imgcodec_failure *failure, int fd, const unsigned char *data, size_t count, const char *format) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t written = write(fd, data + done, count - done);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            imgcodec_fail(failure, IMGCODEC_IO, "cannot write %s: %s", format, written < 0 ? strerror(errno) : "short write");
+        }
+        done += (size_t)written;
+    }
 }

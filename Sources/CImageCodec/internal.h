@@ -23,6 +23,21 @@ void imgcodec_fail(imgcodec_failure *failure, int status, const char *format, ..
 // Copies a recorded failure to the caller's buffer and returns its status; in C beside imgcodec_fail.
 int imgcodec_report(const imgcodec_failure *failure, char *message, size_t message_size);
 
+// Writes all `count` bytes to `fd`, retrying after EINTR; a write error fails with
+// "cannot write <format>: <reason>" by longjmp. Shared by the encoders.
+void imgcodec_write_all(imgcodec_failure *failure, int fd, const unsigned char *data, size_t count, const char *format);
+
+// The entry-point guard of an encoder (a struct with `failure` and `failed`): same jump-target
+// discipline as the decoder's, see decoder.c.
+#define IMGCODEC_WRITER_GUARD(writer, message, message_size)                    \
+    do {                                                                        \
+        if ((writer)->failed) return imgcodec_report(&(writer)->failure, message, message_size); \
+        if (setjmp((writer)->failure.jump) != 0) {                              \
+            (writer)->failed = 1;                                               \
+            return imgcodec_report(&(writer)->failure, message, message_size);  \
+        }                                                                       \
+    } while (0)
+
 /// A buffered reader over a file descriptor or a file in memory, shared by every format's input.
 /// Sequential reads go through `buffer`; imgcodec_source_pread and imgcodec_source_load give the
 /// random access and the whole-file view that libtiff, libwebp and libavif need.

@@ -18,27 +18,9 @@ struct imgcodec_png_writer {
     unsigned char buffer[IMGCODEC_WRITER_CAPACITY];
 };
 
-// Same jump-target discipline as the decoder: see decoder.c.
-#define IMGCODEC_WRITER_GUARD(writer, message, message_size)                    \
-    do {                                                                        \
-        if ((writer)->failed) return imgcodec_report(&(writer)->failure, message, message_size); \
-        if (setjmp((writer)->failure.jump) != 0) {                              \
-            (writer)->failed = 1;                                               \
-            return imgcodec_report(&(writer)->failure, message, message_size);  \
-        }                                                                       \
-    } while (0)
-
 // In C because a write error fails the encode by longjmp.
 static void imgcodec_png_writer_flush_buffer(imgcodec_png_writer *writer) {
-    size_t done = 0;
-    while (done < writer->used) {
-        ssize_t count = write(writer->fd, writer->buffer + done, writer->used - done);
-        if (count < 0 && errno == EINTR) continue;
-        if (count <= 0) {
-            imgcodec_fail(&writer->failure, IMGCODEC_IO, "cannot write PNG: %s", count < 0 ? strerror(errno) : "short write");
-        }
-        done += (size_t)count;
-    }
+    imgcodec_write_all(&writer->failure, writer->fd, writer->buffer, writer->used, "PNG");
     writer->used = 0;
 }
 
@@ -104,6 +86,14 @@ int imgcodec_png_writer_open(int fd, uint32_t width, uint32_t height, int channe
     const uint16_t probe = 1;
     if (bit_depth == 16 && *(const unsigned char *)&probe == 1) png_set_swap(writer->png);
     return IMGCODEC_OK;
+}
+
+// In C because the writer's libpng state lives here. Neither call can fail: they set fields that
+// the first row's compression reads.
+void imgcodec_png_writer_prefer_speed(imgcodec_png_writer *writer) {
+    if (writer == NULL || writer->png == NULL || writer->failed) return;
+    png_set_compression_level(writer->png, 1);
+    png_set_filter(writer->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
 }
 
 // In C because png_write_row compresses under longjmp.

@@ -46,6 +46,7 @@ public enum ImgFetchCommand {
         let control = RunControl(maxOutstanding: 4096 + options.concurrency)
         let results = FileDescriptorSink(descriptor: STDOUT_FILENO) { control.stop(.brokenPipe) }
         var reportFile: ReportFile?
+        var gallery: GalleryRecorder?
         do {
             let lists = try ListSource.openAll(options.lists)
             try prepareOutputDirectory(options.outputDirectory)
@@ -56,6 +57,10 @@ public enum ImgFetchCommand {
             try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog),
                                            concurrency: options.concurrency)
             reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
+            gallery = try options.galleryFile.map { path throws(SetupError) in
+                try GalleryRecorder(path: path, outputDirectory: options.outputDirectory,
+                                    limits: options.downloaderConfiguration(outputDirectory: ".").decodeLimits)
+            }
             let model = ProgressModel(now: monotonicSeconds())
             let terminals = OutputTerminals.detect()
             let display = statusDisplay(options, model: model, stderr: stderr, terminals: terminals)
@@ -63,13 +68,14 @@ public enum ImgFetchCommand {
                                              colors: colorsAllowed(onTerminal: terminals.stdoutIsTerminal),
                                              stdout: results, display: display)
             let reporter = RunReporter(results: output, display: display, model: model, reportFile: reportFile,
-                                       quiet: options.quiet)
+                                       quiet: options.quiet, gallery: gallery)
             let signals = SignalWatcher { number in control.stop(.interrupted(signal: number)) }
             defer { withExtendedLifetime(signals) {} }
             return try Run(options: options, reporter: reporter, control: control).execute(lists)
         } catch {
             // The run never started: its report must not appear, not even as FILE.part.
             reportFile?.discard()
+            gallery?.discard()
             stderr.write("imgfetch: \(error.message)\n")
             return ExitCode.usage
         }

@@ -75,6 +75,8 @@ extension ImageDownloader {
         result.image = entry.image
         result.cache = outcome
         result.reusedBytes = entry.bodySize
+        // Entries of another output kind are never reused: the kind is this configuration's.
+        if configuration.saveAs == .original { result.contentHash = entry.contentHash }
         result.httpStatus = httpStatus
         result.attempts = attempts
         if entry.files.contains(where: { $0.name == wanted && $0.matches(fileStamp(wanted)) }) { return result }

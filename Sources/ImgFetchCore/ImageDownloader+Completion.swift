@@ -46,6 +46,7 @@ extension ImageDownloader {
         base.format = prepared.format
         base.image = prepared.image
         base.cache = .downloaded
+        if configuration.saveAs == .original { base.contentHash = body.contentHash }
         let recorder = CacheRecorder(index: cacheIndex, key: key, body: body, prepared: prepared,
                                      kind: CacheEntry.outputKind(for: configuration))
         // An indexed file that already holds this very body stays untouched (unless reloading,

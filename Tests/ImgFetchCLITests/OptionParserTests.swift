@@ -161,6 +161,14 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(parse("--cookie-jar=c.txt").cookieJar, "c.txt")
     }
 
+    func testGallery() {
+        XCTAssertNil(parse().galleryFile)
+        XCTAssertEqual(parse("--gallery", "run.html").galleryFile, "run.html")
+        XCTAssertEqual(parse("--gallery=/tmp/g.html").galleryFile, "/tmp/g.html")
+        XCTAssertEqual(failure("--gallery"), "option '--gallery' needs a value")
+        XCTAssertEqual(failure("--gallery="), "invalid value '' for '--gallery': expected a non-empty path")
+    }
+
     func testBooleanFlags() {
         let options = parse("--insecure", "--allow-downgrade", "-q")
         XCTAssertTrue(options.insecure)

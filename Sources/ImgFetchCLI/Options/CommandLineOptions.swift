@@ -83,6 +83,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var jsonl = false
     /// A file that receives the JSON lines too, written as items finish and completed atomically at the end.
     public var reportFile: String?
+    /// `--gallery FILE`: an HTML page of the run's images and failures, written at the end.
+    public var galleryFile: String?
     /// Run, or print help, the version, the man page or a completion script.
     public var action: Action = .run
 

@@ -10,7 +10,7 @@ enum Option: Hashable, Sendable {
     /// Options that take exactly one value.
     enum Valued: Hashable, Sendable, CaseIterable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
-        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report
+        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report, gallery
         case saveAs, maxDimension, maxPixels, cachePolicy, completions
     }
 

@@ -221,6 +221,8 @@ public enum OptionParser {
             options.progressInterval = try ValueParser.seconds(value, for: spelling)
         case .report:
             options.reportFile = try ValueParser.path(value, for: spelling)
+        case .gallery:
+            options.galleryFile = try ValueParser.path(value, for: spelling)
         case .saveAs:
             guard let choice = SaveAsChoice(rawValue: value) else {
                 throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm or pam"))

@@ -67,6 +67,8 @@ enum OptionTable {
         .flag(.quiet, "quiet", short: "q", help: "print only errors on stderr (no progress, no summary)"),
         .flag(.jsonl, "jsonl", help: "stdout gets one JSON object per list item"),
         .valued(.report, "report", "FILE", .file, help: "also write the JSON lines to FILE"),
+        .valued(.gallery, "gallery", "FILE", .file,
+                help: "write an HTML gallery to FILE at the end; thumbnails of the images, the failures by class"),
         .flag(.help, "help", short: "h", help: "show this help and exit"),
         .flag(.version, "version", help: "show the version and exit"),
         .flag(.manPage, "man", help: "print the man page (roff) and exit"),

@@ -12,16 +12,19 @@ final class RunReporter: Sendable {
     let model: ProgressModel
     private let reportFile: ReportFile?
     private let quiet: Bool
+    private let gallery: GalleryRecorder?
     private let stdoutLock = Mutex(())
     /// After a broken pipe the run stops quietly: nothing more on stdout or stderr.
     private let silenced = Atomic<Bool>(false)
 
-    init(results: ResultOutput, display: StatusDisplay, model: ProgressModel, reportFile: ReportFile?, quiet: Bool) {
+    init(results: ResultOutput, display: StatusDisplay, model: ProgressModel, reportFile: ReportFile?, quiet: Bool,
+         gallery: GalleryRecorder? = nil) {
         self.results = results
         self.display = display
         self.model = model
         self.reportFile = reportFile
         self.quiet = quiet
+        self.gallery = gallery
     }
 
     /// Whether per-transfer progress is shown (a bar, or `--progress plain`'s status lines).
@@ -35,6 +38,7 @@ final class RunReporter: Sendable {
     func report(_ item: ItemReport, progress: ProgressItem? = nil, transfer: String = "") {
         model.finished(progress, transfer: transfer, item.result)
         let json = results.format == .jsonl || reportFile != nil ? JSONLine.encode(item) : nil
+        gallery?.record(item)
         let loud = !silenced.load(ordering: .relaxed)
         let line: String? = switch results.format {
         case _ where !loud: nil
@@ -65,13 +69,15 @@ final class RunReporter: Sendable {
         silenced.store(true, ordering: .relaxed)
     }
 
-    /// The run is over: completes the report file and shows the summary (unless quiet or silenced).
+    /// The run is over: completes the report file and the gallery, and shows the summary (unless
+    /// quiet or silenced).
     func finish(seconds: Double) -> RunSummary {
         var summary = model.summary
         summary.seconds = seconds
         let reportError = reportFile?.finish()
+        let galleryError = gallery?.finish(summary: summary)
         let loud = !silenced.load(ordering: .relaxed)
-        if let reportError, loud { display.message("imgfetch: \(reportError)\n") }
+        for error in [reportError, galleryError].compactMap(\.self) where loud { display.message("imgfetch: \(error)\n") }
         display.finish(summary: quiet || !loud ? nil : summary.line)
         return summary
     }

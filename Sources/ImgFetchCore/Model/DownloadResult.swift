@@ -27,6 +27,10 @@ public struct DownloadResult: Sendable {
     public var cache: CacheOutcome?
     /// Body bytes the cache made unnecessary to transfer (fresh, stale or revalidated items).
     public var reusedBytes: Int64 = 0
+    /// SHA-256 (hex) of the saved file's bytes, when it is known without reading the file again:
+    /// the body's hash, which the cache index takes of every body, when the original bytes were
+    /// saved; nil for decompressed outputs, for files kept by `--skip-existing`, and without an index.
+    public var contentHash: String?
     /// Seconds from the request to its result.
     public var duration: Double = 0
     public var error: DownloadError?

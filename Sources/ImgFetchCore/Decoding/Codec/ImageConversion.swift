@@ -7,6 +7,27 @@ struct ImageConversion {
     var output: Int32
     var scratchDirectory: String
     var memoryBudget: Int
+    var purpose = Purpose.output
+
+    /// What the pixels are for.
+    enum Purpose {
+        /// A saved image in `pixelFormat`: lossless (the source's channels and depth), and the
+        /// trailer and every later frame decoded too, as verification does.
+        case output
+        /// A thumbnail of a file verified when it was saved: the first frame's rows only, 8-bit, as
+        /// a JPEG when opaque and a quickly compressed PNG with alpha (`previewFormat`);
+        /// `pixelFormat` is not used.
+        case preview
+    }
+
+    /// The file format of a preview with `channels` channels: JPEG is a fraction of a PNG's size
+    /// (a 256 px thumbnail of a noisy photo: about 8 KB instead of 76), but has no alpha.
+    static func previewFormat(channels: Int) -> ImageFormat {
+        channels == 2 || channels == 4 ? .png : .jpeg
+    }
+
+    /// JPEG quality of previews.
+    static let previewQuality = 80
 
     /// Bytes this conversion holds besides the decoder: a whole-image raster (within `memoryBudget`;
     /// more spills to disk) for a rotated or flipped output or an interlaced PNG, else a few rows.
@@ -29,12 +50,22 @@ struct ImageConversion {
         let orientation = ExifOrientation(rawValue: info.orientation) ?? .up
         let size = orientation.outputSize(width: plan.targetWidth, height: plan.targetHeight)
         let layout = decoded.layout
+        let preview = purpose == .preview
+        let written = preview ? PixelLayout(channels: layout.channels, bitDepth: 8) : layout
 
         var sink: RowSink
-        switch pixelFormat {
-        case .png: sink = try PNGRowWriter(width: size.width, height: size.height, layout: layout, fd: output)
-        case .ppm, .pam:
-            sink = try NetpbmRowWriter(format: pixelFormat, width: size.width, height: size.height, layout: layout, fd: output)
+        switch (purpose, pixelFormat) {
+        case (.preview, _) where Self.previewFormat(channels: written.channels) == .jpeg:
+            sink = try JPEGRowWriter(width: size.width, height: size.height, layout: written, quality: Self.previewQuality, fd: output)
+        case (.preview, _):
+            sink = try PNGRowWriter(width: size.width, height: size.height, layout: written, fd: output, prefersSpeed: true)
+        case (.output, .png):
+            sink = try PNGRowWriter(width: size.width, height: size.height, layout: written, fd: output)
+        case (.output, .ppm), (.output, .pam):
+            sink = try NetpbmRowWriter(format: pixelFormat, width: size.width, height: size.height, layout: written, fd: output)
+        }
+        if written != layout {
+            sink = SampleDepthReducer(width: size.width, channels: layout.channels, next: sink)
         }
         if orientation != .up {
             sink = try OrientingSink(orientation: orientation, width: plan.targetWidth, height: plan.targetHeight,
@@ -47,14 +78,14 @@ struct ImageConversion {
         }
         try pumpRows(from: decoder, into: sink)
         // The trailer is checked before the last stage writes anything it held back.
-        try decoder.finish()
+        if !preview { try decoder.finish() }
         try sink.finish()
         var source = info
         source.verified = true
         source.outputWidth = size.width
         source.outputHeight = size.height
-        let written = pixelFormat == .ppm ? 3 : layout.channels
-        return ConvertedImage(source: source, width: size.width, height: size.height, channels: written, bitDepth: layout.bitDepth)
+        let channels = pixelFormat == .ppm && !preview ? 3 : layout.channels
+        return ConvertedImage(source: source, width: size.width, height: size.height, channels: channels, bitDepth: written.bitDepth)
     }
 
     /// Feeds every decoded row to `sink`. Interlaced PNG rows are assembled over libpng's seven

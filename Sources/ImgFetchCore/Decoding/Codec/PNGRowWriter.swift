@@ -5,8 +5,9 @@ import CImageCodec
 final class PNGRowWriter: RowSink {
     private let handle: OpaquePointer
 
-    /// Writes the signature and IHDR at once; rows arrive in `layout`.
-    init(width: Int, height: Int, layout: PixelLayout, fd: Int32) throws(DownloadError) {
+    /// Writes the signature and IHDR at once; rows arrive in `layout`. `prefersSpeed` compresses
+    /// faster into a larger file (previews).
+    init(width: Int, height: Int, layout: PixelLayout, fd: Int32, prefersSpeed: Bool = false) throws(DownloadError) {
         var writer: OpaquePointer?
         do {
             try CodecCall.run {
@@ -18,6 +19,7 @@ final class PNGRowWriter: RowSink {
             throw error
         }
         handle = writer!
+        if prefersSpeed { imgcodec_png_writer_prefer_speed(handle) }
     }
 
     deinit {
