@@ -6,7 +6,8 @@ import ImgFetchCore
 
 /// The `imgfetch` program: parse the command line, stream the lists into the downloader, report, exit.
 public enum ImgFetchCommand {
-    /// Exit codes of DESIGN.md.
+    /// Exit codes of the contract in docs/ARCHITECTURE.md; `Run` returns 128 + the signal number
+    /// for SIGINT, SIGTERM and a broken pipe.
     public enum ExitCode {
         public static let success: Int32 = 0
         public static let itemFailed: Int32 = 1

@@ -10,6 +10,7 @@ import Synchronization
 /// downloader's life is served from that result. Progress and completion handlers run on the
 /// engine thread, a decode-stage thread or the cache index's writer thread (results wait for the
 /// commit of their index changes); each completion runs exactly once, never inside `download`.
+/// docs/ARCHITECTURE.md follows one URL through these threads.
 public final class ImageDownloader: Sendable {
     public let configuration: DownloaderConfiguration
     let transport: DownloadTransport

@@ -2,8 +2,9 @@ import ImgFetchCore
 
 /// Everything the command line asked for, after parsing and validation, before any file is touched.
 ///
-/// Defaults match DESIGN.md's option table, so `OptionParser.parse([])` describes a plain
-/// `imgfetch` run that reads URLs from stdin into the current directory.
+/// Defaults match `OptionTable`'s (the option defaults in docs/ARCHITECTURE.md), so
+/// `OptionParser.parse([])` describes a plain `imgfetch` run that reads URLs from stdin into the
+/// current directory.
 public struct CommandLineOptions: Sendable, Equatable {
     /// What the invocation should do once parsing succeeded.
     public enum Action: Sendable, Equatable {

@@ -64,7 +64,7 @@ struct CachePlanner {
 
     private func isUsable(_ entry: CacheEntry) -> Bool {
         guard entry.kind == kind else { return false }
-        let decodable = entry.format == .jpeg || entry.format == .png
+        let decodable = entry.format.isDecodable
         return !verifies || !decodable || entry.image?.verified == true
     }
 }

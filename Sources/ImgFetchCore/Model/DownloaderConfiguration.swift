@@ -3,7 +3,8 @@ import Glibc
 
 /// Everything an `ImageDownloader` needs to know before its first download.
 ///
-/// Defaults follow DESIGN.md (and SDWebImageDownloader where it has one: a 15 s timeout, 6 connections per host).
+/// Defaults are the command line's (the option defaults in docs/ARCHITECTURE.md), which follow
+/// SDWebImageDownloader where it has one: a 15 s timeout, 6 connections per host.
 public struct DownloaderConfiguration: Sendable {
     /// The version string reported by `--version` and sent in the default User-Agent.
     public static let version = "0.1.0"

@@ -1,4 +1,4 @@
-/// Gives every URL of a run its file name, following DESIGN.md's naming rules.
+/// Gives every URL of a run its file name, following the naming rules in docs/ARCHITECTURE.md.
 ///
 /// Names come from the original URL (never a redirect target or a header) and are reduced to a
 /// safe basename: never `..`, never a separator, never a dot-file, never empty. When two different

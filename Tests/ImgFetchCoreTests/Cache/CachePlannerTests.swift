@@ -14,8 +14,8 @@ final class CachePlannerTests: XCTestCase {
     }
 
     private func entry(fresh: Bool, etag: String? = "\"e\"", files: [String: Int64] = ["a.jpg": 10],
-                       verified: Bool = true, kind: String = "original") -> CacheEntry {
-        CacheEntry(url: "http://h/a.jpg", kind: kind, format: .jpeg,
+                       verified: Bool = true, kind: String = "original", format: ImageFormat = .jpeg) -> CacheEntry {
+        CacheEntry(url: "http://h/a.jpg", kind: kind, format: format,
                    image: ImageInfo(width: 1, height: 1, channels: 3, bitDepth: 8, verified: verified),
                    headers: ResponseCacheHeaders(etag: etag),
                    freshness: CacheFreshness(lifetime: fresh ? 600 : 0, initialAge: 0, responseTime: now - 1),
@@ -95,6 +95,14 @@ final class CachePlannerTests: XCTestCase {
         XCTAssertEqual(plan(planner(), unverified), .download(owner: unverified), "saved with --no-decode, now verifying")
         XCTAssertEqual(plan(planner(verifies: false), unverified), .serve(unverified, source: "a.jpg", outcome: .fresh))
         XCTAssertEqual(plan(planner(), other, possible: ["a.jpg"]), .download(owner: other), "its own files are not 'existing'")
+        // Every decodable format, not only JPEG and PNG: a GIF saved with --no-decode is verified next time.
+        for format in [ImageFormat.gif, .webp, .avif, .tiff, .bmp] {
+            let unverifiedOther = entry(fresh: true, verified: false, format: format)
+            XCTAssertEqual(plan(planner(), unverifiedOther), .download(owner: unverifiedOther), "\(format)")
+        }
+        // A format imgfetch cannot decode is never verified, so never waits for it.
+        let svg = entry(fresh: true, verified: false, format: .svg)
+        XCTAssertEqual(plan(planner(), svg, possible: ["a.jpg"]), .serve(svg, source: "a.jpg", outcome: .fresh))
     }
 
     func testNoCacheIsNeverFresh() {

@@ -15,7 +15,7 @@ final class ReadmeOptionTableTests: XCTestCase {
 
     private static let readme = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+        .deletingLastPathComponent().appendingPathComponent("README.md")
 
     /// The rows of the table under "### Options", up to the next heading.
     private func rows() throws -> [Row] {
