@@ -43,8 +43,7 @@ public enum ImgFetchCommand {
         }
         // A closed stdout (`imgfetch … | head`) must not kill the process mid-write: EPIPE stops the run instead.
         signal(SIGPIPE, SIG_IGN)
-        // Enough pending work for LIFO and priority classes to reorder, little enough to stay small.
-        let control = RunControl(maxOutstanding: 4096 + options.concurrency)
+        let control = RunControl(maxOutstanding: RunControl.window(concurrency: options.concurrency))
         let results = FileDescriptorSink(descriptor: STDOUT_FILENO) { control.stop(.brokenPipe) }
         var reportFile: ReportFile?
         var gallery: GalleryRecorder?

@@ -25,19 +25,19 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// Where images go (created if missing).
     public var outputDirectory = "."
     /// Simultaneous transfers.
-    public var concurrency = 16
+    public var concurrency = library.concurrency
     /// Simultaneous transfers to one host.
-    public var perHost = 6
+    public var perHost = library.perHost
     /// Which pending request starts next.
-    public var order: ExecutionOrder = .fifo
+    public var order = library.order
     /// Seconds without real progress before a transfer is aborted.
-    public var timeout: Double = 15
+    public var timeout = library.timeout
     /// Seconds allowed for the connect phase.
-    public var connectTimeout: Double = 10
+    public var connectTimeout = library.connectTimeout
     /// Hard limit in seconds on a whole transfer, or nil for none.
     public var maxTime: Double?
     /// Retries of transient failures.
-    public var retries = 2
+    public var retries = library.retries
     /// Extra request headers, each `Name: value`, in command-line order.
     public var headers: [String] = []
     /// The User-Agent header; nil keeps the library's `imgfetch/VERSION`.
@@ -53,7 +53,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// Follow redirects from https to http.
     public var allowDowngrade = false
     /// Which HTTP versions transfers may use (`--http1.1`, `--http2`).
-    public var httpVersion: HTTPVersionPreference = .automatic
+    public var httpVersion = library.httpVersion
     /// `--resolve` entries, `HOST:PORT:ADDR[,ADDR…]`, in command-line order.
     public var resolve: [String] = []
     /// What is written for each image.
@@ -65,15 +65,15 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// Fail images of formats imgfetch cannot decode instead of saving them unverified.
     public var requireVerified = false
     /// Largest width × height decoded.
-    public var maxPixels = DecodeLimits().maxPixels
+    public var maxPixels = library.decodeLimits.maxPixels
     /// Largest body accepted, in bytes.
-    public var maxSize: Int64 = 64 << 20
+    public var maxSize = library.maxSize
     /// Where file names come from.
-    public var naming: FileNamer.Scheme = .url
+    public var naming = library.naming
     /// What happens when the target file already exists.
-    public var existingFiles: ExistingFilePolicy = .skip
+    public var existingFiles = library.existingFiles
     /// How the output directory's cache index is used.
-    public var cachePolicy: CachePolicy = .protocol
+    public var cachePolicy = library.cachePolicy
     /// Only errors on stderr: no progress, no summary.
     public var quiet = false
     /// How progress is shown on stderr.
@@ -90,6 +90,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var action: Action = .run
 
     public init() {}
+
+    /// The library's defaults: the options the library shares take theirs from it, so a default
+    /// is declared once (the option table's default texts are held to these by a test).
+    private static let library = DownloaderConfiguration(outputDirectory: ".")
 
     /// The library configuration for these options, writing into `outputDirectory`.
     ///

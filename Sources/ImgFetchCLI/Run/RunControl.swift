@@ -25,9 +25,16 @@ final class RunControl: @unchecked Sendable {
     /// millions of lines never sits in memory at once.
     let maxOutstanding: Int
 
-    init(maxOutstanding: Int = 4096) {
+    init(maxOutstanding: Int) {
         self.maxOutstanding = maxOutstanding
     }
+
+    /// Pending items beyond the running ones: enough for LIFO and priority classes to reorder,
+    /// little enough to stay small.
+    static let pendingWindow = 4096
+
+    /// The window for a run of `concurrency` simultaneous transfers.
+    static func window(concurrency: Int) -> Int { pendingWindow + concurrency }
 
     /// Counts a new item as outstanding, waiting while `maxOutstanding` items are; false when the run is stopping.
     func admit() -> Bool {
