@@ -32,7 +32,7 @@ let package = Package(
         // lines, and one pkg-config name covers one library: the rest are linked here.
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG", "CWebP", "CGIF", "CAVIF", "CTIFF"],
                 linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("avif")]),
-        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents"]),
+        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents", "CFileSystem"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec"]),
@@ -41,6 +41,7 @@ let package = Package(
         .target(name: "CMallocTuning"),
         .target(name: "CThreadName"),
         .target(name: "CSocketEvents"),
+        .target(name: "CFileSystem"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -122,7 +122,7 @@ public enum ImgFetchCommand {
             throw SetupError(message: "output directory '\(path)' is not a directory")
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw SetupError(message: "cannot write to output directory '\(path)': \(String(cString: strerror(errno)))")
+            throw SetupError(message: "cannot write to output directory '\(path)': \(Errno.describe())")
         }
     }
 }
@@ -133,7 +133,7 @@ private func makeDirectories(_ path: String) -> String? {
     var prefix = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/") {
         prefix += component
-        if mkdir(prefix, 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+        if mkdir(prefix, 0o777) != 0 && errno != EEXIST { return Errno.describe() }
         prefix += "/"
     }
     return nil

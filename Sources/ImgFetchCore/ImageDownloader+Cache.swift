@@ -81,7 +81,7 @@ extension ImageDownloader {
         result.attempts = attempts
         if entry.files.contains(where: { $0.name == wanted && $0.matches(fileStamp(wanted)) }) { return result }
         do {
-            let copy = try TempFile.copy(of: OutputPaths.join(configuration.outputDirectory, source), in: configuration.outputDirectory)
+            let copy = try tempFiles.copy(of: OutputPaths.join(configuration.outputDirectory, source))
             let overwrite = configuration.existingFiles == .overwrite || entry.owns(wanted)
             if try copy.commit(to: path, overwrite: overwrite) == .saved {
                 result.status = .saved

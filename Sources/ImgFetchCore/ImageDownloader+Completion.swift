@@ -119,7 +119,7 @@ extension ImageDownloader {
             do {
                 // A name the index gave this URL before holds its old body: it is the cache's to replace.
                 let overwrite = configuration.existingFiles == .overwrite || item.replaceableNames.contains(name)
-                let copy = try TempFile.copy(of: source, in: configuration.outputDirectory)
+                let copy = try tempFiles.copy(of: source)
                 result.status = try copy.commit(to: path, overwrite: overwrite) == .saved ? .saved : .skipped
                 result.paths = [path]
                 result.error = nil
@@ -137,15 +137,15 @@ extension ImageDownloader {
         afterIndexCommit { Self.deliver(served, to: subscriber, coalesced: true) }
     }
 
-    /// Puts the body under `name` in the output directory: a hard link to the temp file when
-    /// `linking` (no copy), an independent copy otherwise.
+    /// Puts the body under `name` in the output directory: the temp file itself, hard-linked, when
+    /// `linking` (no copy), an independent copy otherwise ("copies of the one verified body").
     private func place(_ body: TempFile, as name: String, linking: Bool, overwrite: Bool, base: DownloadResult) -> DownloadResult {
         let path = OutputPaths.join(configuration.outputDirectory, name)
         var result = base
         do {
             let commit = linking
                 ? try body.place(at: path, overwrite: overwrite)
-                : try TempFile.copy(of: body.path, in: configuration.outputDirectory).commit(to: path, overwrite: overwrite)
+                : try body.copy(in: tempFiles).commit(to: path, overwrite: overwrite)
             result.status = commit == .saved ? .saved : .skipped
             result.paths = [path]
         } catch {

@@ -16,6 +16,8 @@ public final class ImageDownloader: Sendable {
     let transport: DownloadTransport
     let registry = CallbackRegistry()
     let decodeStage: DecodeStage
+    /// Where every temp file of the run is made: the output directory, with the kind it supports.
+    let tempFiles: TempFileDirectory
     /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
     let cacheIndex: CacheIndex?
     private let namer: Mutex<FileNamer>
@@ -26,12 +28,15 @@ public final class ImageDownloader: Sendable {
         self.init(configuration: configuration, transport: try Engine(configuration: configuration))
     }
 
-    init(configuration: DownloaderConfiguration, transport: DownloadTransport) {
-        // A run killed with SIGKILL leaves its temp files behind; the next run in the directory clears them.
+    /// `tempFileKind` forces the kind of temp file (tests of the named ones); nil lets the output
+    /// directory decide.
+    init(configuration: DownloaderConfiguration, transport: DownloadTransport, tempFileKind: TempFileDirectory.Kind? = nil) {
+        // A run killed with SIGKILL leaves its named temp files behind; the next run in the directory clears them.
         TempFile.removeStale(in: configuration.outputDirectory)
         self.configuration = configuration
         self.transport = transport
-        decodeStage = DecodeStage(configuration: configuration)
+        tempFiles = TempFileDirectory(path: configuration.outputDirectory, kind: tempFileKind)
+        decodeStage = DecodeStage(configuration: configuration, tempFiles: tempFiles)
         namer = Mutex(FileNamer(scheme: configuration.naming))
         cacheIndex = Self.openCacheIndex(configuration)
     }
@@ -136,7 +141,7 @@ public final class ImageDownloader: Sendable {
     private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, context: CacheContext) -> Transfer {
         let id = takeID()
         let validators = context.source == nil ? [] : context.entry?.headers.validators ?? []
-        let transfer = Transfer(id: id, url: url, directory: configuration.outputDirectory, maxSize: configuration.maxSize,
+        let transfer = Transfer(id: id, url: url, directory: tempFiles, maxSize: configuration.maxSize,
                                 priority: priority, validators: validators, validatorTarget: context.entry?.finalURL,
                                 hashesBody: cacheIndex != nil) { [self] outcome in
             transferFinished(key: key, transferID: id, context: context, outcome)

@@ -154,7 +154,7 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         let url = try ParsedURL("http://example.com/gone.jpg")
         let tokens = (0..<3).map { download(url, id: $0) }
         let transfer = try XCTUnwrap(transport.submitted.first)
-        XCTAssertEqual(directory.tempFiles().count, 1, "the mock, like the engine, holds a temp file while the transfer runs")
+        XCTAssertEqual(directory.openFiles().count, 1, "the mock, like the engine, holds a temp file while the transfer runs")
 
         tokens[0].cancel()
         tokens[1].cancel()
@@ -167,6 +167,7 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         for id in 0..<3 { XCTAssertEqual(recorder.single(id)?.status, .cancelled, "caller \(id)") }
         XCTAssertEqual(downloader.registry.inFlightCount, 0)
         XCTAssertEqual(directory.entries(), [], "a cancelled transfer left files behind")
+        XCTAssertEqual(directory.openFiles(), [], "a cancelled transfer's temp file is still open")
         XCTAssertFalse(transport.finish(transfer, body: body), "a cancelled transfer cannot finish")
         downloader.close()
         XCTAssertEqual(recorder.total, 3, "the engine's cancelled outcome must not reach the callers a second time")
@@ -215,39 +216,7 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertEqual(directory.contents(of: "done.jpg"), body, "a late cancel must not remove the saved file")
     }
 
-    // MARK: - Output files
-
-    func testDifferentNamesGetDistinctFilesWithIdenticalBytes() throws {
-        let url = try ParsedURL("http://example.com/shared.jpg")
-        let names = ["one.jpg", "two.jpg", "three.jpg"]
-        for (id, name) in names.enumerated() { download(url, name: name, id: id) }
-        XCTAssertEqual(transport.submitted.count, 1)
-        transport.finish(try XCTUnwrap(transport.submitted.first), body: body)
-        XCTAssertTrue(recorder.waitForTotal(3))
-
-        for (id, name) in names.enumerated() {
-            XCTAssertEqual(recorder.single(id)?.status, .saved, name)
-            XCTAssertEqual(recorder.single(id)?.paths, [directory.file(name)])
-            XCTAssertEqual(directory.contents(of: name), body, name)
-        }
-        downloader.close()
-        XCTAssertEqual(directory.entries(), names.sorted(), "temp files were left behind")
-        let inodes = names.compactMap { directory.inode(of: $0) }
-        XCTAssertEqual(Set(inodes).count, 3, "each name must be its own file, not a hard link to another caller's")
-    }
-
-    func testIdenticalNamesAreWrittenOnce() throws {
-        let url = try ParsedURL("http://example.com/x.jpg")
-        for id in 0..<3 { download(url, name: "same.jpg", id: id) }
-        transport.finish(try XCTUnwrap(transport.submitted.first), body: body)
-        XCTAssertTrue(recorder.waitForTotal(3))
-        for id in 0..<3 {
-            XCTAssertEqual(recorder.single(id)?.status, .saved)
-            XCTAssertEqual(recorder.single(id)?.paths, [directory.file("same.jpg")])
-        }
-        downloader.close()
-        XCTAssertEqual(directory.entries(), ["same.jpg"])
-    }
+    // MARK: - Results served within the run
 
     func testAURLRequestedAfterItFinishedIsServedWithoutANewTransfer() throws {
         let url = try ParsedURL("http://example.com/first.jpg")

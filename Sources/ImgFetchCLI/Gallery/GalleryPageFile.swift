@@ -1,4 +1,5 @@
 import Glibc
+import ImgFetchCore
 
 /// `--gallery FILE`: the page is written to `FILE.part` and renamed to FILE once complete, so FILE
 /// is either the previous page or the whole new one. `FILE.part` is opened before the run, so an
@@ -19,11 +20,11 @@ final class GalleryPageFile {
         // FILE.part can be written beside a directory that FILE names, but FILE could never replace it.
         var status = stat()
         if stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR {
-            throw SetupError(message: "cannot write gallery '\(path)': \(String(cString: strerror(EISDIR)))")
+            throw SetupError(message: "cannot write gallery '\(path)': \(Errno.describe(EISDIR))")
         }
         fd = open(partPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
-            throw SetupError(message: "cannot write gallery '\(path)': \(String(cString: strerror(errno)))")
+            throw SetupError(message: "cannot write gallery '\(path)': \(Errno.describe())")
         }
     }
 
@@ -38,13 +39,8 @@ final class GalleryPageFile {
     }
 
     private func flush() {
-        var offset = 0
-        while offset < buffer.count && failure == nil && fd >= 0 {
-            let written = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            if written < 0 { failure = errno }
-            if written == 0 { failure = EIO }
-            offset += max(0, written)
+        if failure == nil && fd >= 0 {
+            failure = buffer.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0) }
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -60,7 +56,7 @@ final class GalleryPageFile {
         if failure == nil && rename(partPath, path) != 0 { failure = errno }
         guard let failure else { return nil }
         unlink(partPath)
-        return "cannot write gallery '\(path)': \(String(cString: strerror(failure)))"
+        return "cannot write gallery '\(path)': \(Errno.describe(failure))"
     }
 
     /// Closes and removes the partial page: for a run that never started, or a page that cannot be built.

@@ -1,4 +1,5 @@
 import Glibc
+import ImgFetchCore
 
 /// An append-only file of `GalleryRecord`s, read back in order at the end of the run. It is
 /// created in `OUTDIR/.imgfetch/` and unlinked at once: it takes disk space, not memory, and never
@@ -21,7 +22,7 @@ final class GalleryRecordFile {
         var template = Array("\(directory)/.gallery-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw SetupError(message: "cannot create a file in '\(directory)': \(String(cString: strerror(errno)))")
+            throw SetupError(message: "cannot create a file in '\(directory)': \(Errno.describe())")
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -41,12 +42,8 @@ final class GalleryRecordFile {
 
     /// Writes out what is buffered.
     func flush() {
-        var offset = 0
-        while offset < pending.count && failure == nil {
-            let written = pending.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { failure = written < 0 ? String(cString: strerror(errno)) : "short write" }
-            offset += max(0, written)
+        if failure == nil, let code = pending.withUnsafeBytes({ FileDescriptorIO.writeAll(fd, $0) }) {
+            failure = Errno.describe(code)
         }
         pending.removeAll(keepingCapacity: true)
     }
@@ -56,16 +53,15 @@ final class GalleryRecordFile {
     func forEachBatch<E: Error>(of batchSize: Int, _ body: ([GalleryRecord]) throws(E) -> Void) throws(E) {
         flush()
         var buffer: [UInt8] = []
-        var fileOffset: off_t = 0
+        var fileOffset = 0
         var batch: [GalleryRecord] = []
         batch.reserveCapacity(batchSize)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
         defer { chunk.deallocate() }
         while true {
-            let got = pread(fd, chunk.baseAddress, chunk.count, fileOffset)
-            if got < 0 && errno == EINTR { continue }
+            let got = FileDescriptorIO.read(fd, into: chunk, at: fileOffset)
             guard got > 0 else { break }
-            fileOffset += off_t(got)
+            fileOffset += got
             buffer += UnsafeRawBufferPointer(rebasing: chunk[..<got])
             var consumed = 0
             buffer.withUnsafeBytes { bytes in

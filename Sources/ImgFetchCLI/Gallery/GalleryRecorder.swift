@@ -47,7 +47,7 @@ final class GalleryRecorder: Sendable {
                                  thumbnailDirectory: output + "/" + CacheIndex.folderName + "/thumbs")
             recordDirectory = OutputPaths.join(outputDirectory, CacheIndex.folderName)
             if mkdir(recordDirectory, 0o755) != 0 && errno != EEXIST {
-                throw SetupError(message: "cannot create '\(recordDirectory)': \(String(cString: strerror(errno)))")
+                throw SetupError(message: "cannot create '\(recordDirectory)': \(Errno.describe())")
             }
             state = Mutex(State(tiles: try GalleryRecordFile(directory: recordDirectory),
                                 failures: try GalleryRecordFile(directory: recordDirectory), page: page))

@@ -1,4 +1,5 @@
 import Glibc
+import ImgFetchCore
 
 /// Paths between the gallery page and the files it shows, so that its links work from
 /// `file://` wherever the page and the output directory are (`--gallery report.html -o pics`,
@@ -32,7 +33,7 @@ enum RelativePath {
     /// page's directory and the output directory compare alike; nil with the reason when it fails.
     static func resolvedDirectory(_ path: String) -> Result<String, SetupError> {
         guard let resolved = realpath(path.isEmpty ? "." : path, nil) else {
-            return .failure(SetupError(message: String(cString: strerror(errno))))
+            return .failure(SetupError(message: Errno.describe()))
         }
         defer { free(resolved) }
         return .success(String(cString: resolved))

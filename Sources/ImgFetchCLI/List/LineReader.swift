@@ -1,4 +1,5 @@
 import Glibc
+import ImgFetchCore
 
 /// Reads a file descriptor line by line as a stream, in fixed-size chunks, so a list of any
 /// length is never held whole and a line of any length never grows memory past `maxLineBytes`.
@@ -79,7 +80,7 @@ struct LineReader {
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
                 buffer.removeSubrange(oldCount...)
-                return String(cString: strerror(errno))
+                return Errno.describe()
             }
             buffer.removeSubrange((oldCount + count)...)
             if count == 0 { atEnd = true }

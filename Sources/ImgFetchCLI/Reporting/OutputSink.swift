@@ -1,4 +1,5 @@
 import Glibc
+import ImgFetchCore
 import Synchronization
 
 /// Where reporters write text: a file descriptor in the program, a buffer in tests.
@@ -18,18 +19,9 @@ struct FileDescriptorSink: OutputSink {
     }
 
     func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE { onBrokenPipe?() }
-                return
-            }
-            offset += written
-        }
-        bytes.removeAll()
+        var text = text
+        let failure = text.withUTF8 { FileDescriptorIO.writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+        if failure == EPIPE { onBrokenPipe?() }
     }
 }
 

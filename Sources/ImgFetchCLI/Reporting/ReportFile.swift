@@ -16,7 +16,7 @@ final class ReportFile: Sendable {
         partPath = path + ".part"
         let fd = open(partPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
-            throw SetupError(message: "cannot write report '\(path)': \(String(cString: strerror(errno)))")
+            throw SetupError(message: "cannot write report '\(path)': \(Errno.describe())")
         }
         state = Mutex(fd)
     }
@@ -46,7 +46,7 @@ final class ReportFile: Sendable {
             let synced = fsync(fd) == 0
             close(fd)
             guard synced, rename(partPath, path) == 0 else {
-                return "cannot write report '\(path)': \(String(cString: strerror(errno)))"
+                return "cannot write report '\(path)': \(Errno.describe())"
             }
             return nil
         }

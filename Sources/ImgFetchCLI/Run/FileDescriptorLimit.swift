@@ -1,4 +1,5 @@
 import Glibc
+import ImgFetchCore
 
 /// Makes room for the run's open files: one socket per transfer, one temp file per body in flight
 /// or in the decode backlog, and a few for lists, the cache index and the report.
@@ -28,7 +29,7 @@ enum FileDescriptorLimit {
         limit.rlim_cur = wanted
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
             throw SetupError(message: "-j \(concurrency) needs up to \(needed) open files, but the limit is \(current) "
-                + "and cannot be raised: \(String(cString: strerror(errno))); use a lower -j or raise the limit (ulimit -n)")
+                + "and cannot be raised: \(Errno.describe()); use a lower -j or raise the limit (ulimit -n)")
         }
     }
 }

@@ -9,6 +9,7 @@
 final class DecodeStage: Sendable {
     private let pool: WorkerPool
     private let configuration: DownloaderConfiguration
+    private let tempFiles: TempFileDirectory
     let memory: DecodeMemoryBudget
 
     /// Most bytes that large decodes (progressive JPEGs above all) hold at once: one 12-megapixel
@@ -17,9 +18,10 @@ final class DecodeStage: Sendable {
     /// Decodes estimated at this or less stream a few rows and never wait for the budget.
     static let exemptDecodeMemory = 2 << 20
 
-    init(configuration: DownloaderConfiguration, memoryBudget: Int = defaultMemoryBudget) {
+    init(configuration: DownloaderConfiguration, tempFiles: TempFileDirectory, memoryBudget: Int = defaultMemoryBudget) {
         pool = WorkerPool(threads: configuration.effectiveDecodeThreads, name: "imgfetch.decode")
         self.configuration = configuration
+        self.tempFiles = tempFiles
         memory = DecodeMemoryBudget(limit: memoryBudget, exempt: Self.exemptDecodeMemory)
     }
 
@@ -71,7 +73,7 @@ final class DecodeStage: Sendable {
     private func convert(_ body: FetchedBody, format: ImageFormat, to pixelFormat: PixelFormat) -> Result<PreparedOutput, DownloadError> {
         let output: TempFile
         do {
-            output = try TempFile.create(in: configuration.outputDirectory)
+            output = try tempFiles.create()
         } catch {
             return .failure(error)
         }

@@ -32,6 +32,7 @@ public final class Thumbnailer: Sendable {
     public let directory: String
     public let maxDimension: Int
     private let limits: DecodeLimits
+    private let tempFiles: TempFileDirectory
     private let memory = DecodeMemoryBudget(limit: DecodeStage.defaultMemoryBudget, exempt: DecodeStage.exemptDecodeMemory)
 
     /// Creates `directory` (and its parent) when missing, and removes temp files that killed runs left there.
@@ -39,6 +40,7 @@ public final class Thumbnailer: Sendable {
         self.directory = directory
         self.maxDimension = max(1, maxDimension)
         self.limits = limits
+        tempFiles = TempFileDirectory(path: directory)
         var prefix = directory.hasPrefix("/") ? "/" : ""
         for component in directory.split(separator: "/") {
             prefix += component
@@ -72,7 +74,7 @@ public final class Thumbnailer: Sendable {
             if hash.isEmpty { hash = try Self.hash(fd, path: path) }
             if let existing = existing(hash) { return existing }
             // Decoding through the open descriptor reads the very file that was hashed.
-            return try make(from: "/proc/self/fd/\(fd)", format: format, named: hash)
+            return try make(from: fd, format: format, named: hash)
         }
     }
 
@@ -89,12 +91,12 @@ public final class Thumbnailer: Sendable {
     }
 
     /// Converts the image into a temp file in `directory`, then renames it to `HASH.jpg` or `HASH.png`.
-    private func make(from source: String, format: ImageFormat, named hash: String) throws(DownloadError) -> Thumbnail {
-        let output = try TempFile.create(in: directory)
+    private func make(from source: Int32, format: ImageFormat, named hash: String) throws(DownloadError) -> Thumbnail {
+        let output = try tempFiles.create()
         var conversion = ImageConversion(pixelFormat: .png, maxDimension: maxDimension, output: output.writeDescriptor,
                                          scratchDirectory: directory, memoryBudget: ImageCodec.defaultMemoryBudget)
         conversion.purpose = .preview
-        let converted = try ImageCodec.convert(.file(path: source), format: format, conversion: conversion, limits: limits,
+        let converted = try ImageCodec.convert(.descriptor(source), format: format, conversion: conversion, limits: limits,
                                                budget: memory).get()
         let written = ImageConversion.previewFormat(channels: converted.channels)
         let target = OutputPaths.join(directory, hash + "." + written.fileExtension)
@@ -105,7 +107,7 @@ public final class Thumbnailer: Sendable {
     /// The format from the file's magic bytes; throws for anything without a decoder.
     private static func format(of fd: Int32) throws(DownloadError) -> ImageFormat {
         var head = [UInt8](repeating: 0, count: ImageSniffer.headLength)
-        let count = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let count = head.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0, at: 0) }
         guard count >= 0 else { throw DownloadError(.filesystem, "cannot read the image: \(Errno.describe())") }
         switch ImageSniffer.sniff(head.prefix(count)) {
         case .notAnImage(let description):
@@ -127,14 +129,13 @@ public final class Thumbnailer: Sendable {
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
         defer { buffer.deallocate() }
-        var offset: off_t = 0
+        var offset = 0
         while true {
-            let count = pread(fd, buffer.baseAddress, buffer.count, offset)
-            if count < 0 && errno == EINTR { continue }
+            let count = FileDescriptorIO.read(fd, into: buffer, at: offset)
             guard count >= 0 else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
             if count == 0 { return hasher.finish() }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            offset += off_t(count)
+            offset += count
         }
     }
 }

@@ -12,7 +12,8 @@ import Synchronization
 final class Transfer: @unchecked Sendable {
     let id: Int
     let url: ParsedURL
-    let directory: String
+    /// Where the body's temp file is made (the output directory).
+    let directory: TempFileDirectory
     let onFinish: @Sendable (TransferOutcome) -> Void
 
     // Engine-thread state across attempts.
@@ -78,7 +79,7 @@ final class Transfer: @unchecked Sendable {
     /// When the current attempt started, in seconds since the epoch (RFC 9111's request_time).
     var requestTime: Double = 0
 
-    init(id: Int, url: ParsedURL, directory: String, maxSize: Int64, priority: RequestPriority = .normal,
+    init(id: Int, url: ParsedURL, directory: TempFileDirectory, maxSize: Int64, priority: RequestPriority = .normal,
          validators: [String] = [], validatorTarget: String? = nil, hashesBody: Bool = false, onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
         self.id = id
         self.priority = priority
@@ -158,7 +159,7 @@ final class Transfer: @unchecked Sendable {
             return 0
         }
         if let code = tempFile.write(chunk) {
-            abortError = DownloadError(.filesystem, "cannot write temp file \(tempFile.path): \(Errno.describe(code))")
+            abortError = DownloadError(.filesystem, "cannot write temp file \(tempFile.displayPath): \(Errno.describe(code))")
             return 0
         }
         bodyHasher?.update(chunk)
@@ -179,7 +180,7 @@ final class Transfer: @unchecked Sendable {
     /// The body's temp file, created on first use.
     func openTempFile() throws(DownloadError) -> TempFile {
         if let tempFile { return tempFile }
-        let created = try TempFile.create(in: directory, budget: heldBodyBudget)
+        let created = try directory.create(budget: heldBodyBudget)
         tempFile = created
         return created
     }

@@ -131,12 +131,17 @@ final class FilesystemFaultTests: EndToEndTestCase {
         let slow = names.map { server.url("/drip/500/files/\($0)") }
         let list = try scratch.write("urls.txt", slow.joined(separator: "\n") + "\n")
         let running = try RunningImgFetch([list, "-o", outputDirectory, "-j", "4"])
-        XCTAssertTrue(try eventually { try outputFiles().contains { $0.hasPrefix(".imgfetch-") } }, "no temp file appeared")
+        XCTAssertTrue(eventually { !running.openFiles(under: outputDirectory).isEmpty }, "no temp file was opened")
+        // Unnamed temp files (O_TMPFILE) show as "DIR/#INODE (deleted)"; named ones by their name.
+        let unnamed = running.openFiles(under: outputDirectory).allSatisfy { $0.hasSuffix("(deleted)") }
         running.signal(SIGKILL)
         _ = try running.wait()
         // A small image may have finished before the kill; whatever is at a final path is complete.
         for file in try outputFiles() where !file.hasPrefix(".imgfetch-") {
             XCTAssertEqual(try outputData(file), try server.fileData(file), "partial file at a final path: \(file)")
+        }
+        if unnamed {
+            XCTAssertFalse(try outputFiles().contains { $0.hasPrefix(".imgfetch-") }, "unnamed temp files leave no name behind")
         }
 
         let fast = names.map { server.url("/files/\($0)") + " out=\($0)" }

@@ -91,13 +91,14 @@ final class RunningImgFetch {
     private let scratch: URL
 
     /// Starts imgfetch with `stdin` written to its standard input (then closed), or, with `input`,
-    /// reading from that pipe, which the test writes and closes itself.
-    init(_ arguments: [String], stdin: String? = nil, input: Pipe? = nil) throws {
+    /// reading from that pipe, which the test writes and closes itself. `executable` runs another
+    /// program instead (a wrapper that starts imgfetch).
+    init(_ arguments: [String], stdin: String? = nil, input: Pipe? = nil, executable: URL = ImgFetchRunner.binary) throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         try Data().write(to: scratch.appendingPathComponent("stdout"))
         try Data().write(to: scratch.appendingPathComponent("stderr"))
-        process.executableURL = ImgFetchRunner.binary
+        process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: scratch.appendingPathComponent("stdout"))
         process.standardError = try FileHandle(forWritingTo: scratch.appendingPathComponent("stderr"))
@@ -111,6 +112,15 @@ final class RunningImgFetch {
 
     /// The file that receives its stdout while it runs.
     var stdoutPath: String { scratch.appendingPathComponent("stdout").path }
+
+    /// What the process holds open under `directory` but in its cache folder `.imgfetch` (its
+    /// `/proc/PID/fd` links): temp files, which read `DIR/#INODE (deleted)` when unnamed.
+    func openFiles(under directory: String) -> [String] {
+        let fds = "/proc/\(process.processIdentifier)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []
+        return entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0) }
+            .filter { $0.hasPrefix(directory + "/") && !$0.hasPrefix(directory + "/.imgfetch/") }
+    }
 
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)

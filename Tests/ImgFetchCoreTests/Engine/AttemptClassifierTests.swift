@@ -4,7 +4,7 @@ import XCTest
 /// How libcurl's timeout texts become error classes: a resolver that never answers is `dns`.
 final class AttemptClassifierTests: XCTestCase {
     private func transfer(_ url: String) throws -> Transfer {
-        Transfer(id: 1, url: try ParsedURL(url), directory: "/nonexistent", maxSize: 1 << 20, onFinish: { _ in })
+        Transfer(id: 1, url: try ParsedURL(url), directory: TempFileDirectory(path: "/nonexistent"), maxSize: 1 << 20, onFinish: { _ in })
     }
 
     func testResolverTimeoutIsADNSFailure() throws {

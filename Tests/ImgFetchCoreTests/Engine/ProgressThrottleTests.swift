@@ -81,7 +81,7 @@ final class ProgressThrottleTests: XCTestCase {
 
     /// A transfer in the state the engine leaves it in after a 200 response's headers.
     private func makeTransfer(interval: UInt64, contentLength: Int64?) throws -> (Transfer, EventLog) {
-        let transfer = Transfer(id: 1, url: try ParsedURL("http://example.com/a.jpg"), directory: directory.path,
+        let transfer = Transfer(id: 1, url: try ParsedURL("http://example.com/a.jpg"), directory: TempFileDirectory(path: directory.path),
                                 maxSize: 1 << 30, onFinish: { _ in })
         transfer.tempFile = try TempFile.create(in: directory.path)
         transfer.status = 200

@@ -24,7 +24,7 @@ final class MockTransport: DownloadTransport {
 
     func submit(_ transfer: Transfer) {
         // Like the engine, a transfer gets its temp file when it starts; cancelling it removes the file.
-        let tempFile = try? TempFile.create(in: transfer.directory)
+        let tempFile = try? transfer.directory.create()
         state.withLock { state in
             transfer.tempFile = tempFile
             transfer.attempts = 1
@@ -114,9 +114,9 @@ final class MockTransport: DownloadTransport {
         let outcome: TransferOutcome
         do throws(DownloadError) {
             let tempFile: TempFile
-            if let existing { tempFile = existing } else { tempFile = try TempFile.create(in: transfer.directory) }
+            if let existing { tempFile = existing } else { tempFile = try transfer.directory.create() }
             if let code = body.withUnsafeBytes({ tempFile.write($0) }) {
-                throw DownloadError(.filesystem, "mock cannot write \(tempFile.path): \(Errno.describe(code))")
+                throw DownloadError(.filesystem, "mock cannot write \(tempFile.displayPath): \(Errno.describe(code))")
             }
             tempFile.finishWriting()
             outcome = .fetched(FetchedBody(tempFile: tempFile, bytes: Int64(body.count),

@@ -34,6 +34,17 @@ struct ScratchDirectory {
         return stat(file(name), &info) == 0 ? UInt(info.st_ino) : nil
     }
 
+    /// What this process holds open in the directory but the cache index's folder (`/proc/self/fd`
+    /// links into it; an unnamed temp file shows as `DIR/#INODE (deleted)`): temp files not yet released.
+    func openFiles() -> [String] {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+                  target.hasPrefix(path + "/"), !target.hasPrefix(path + "/.imgfetch/") else { return nil }
+            return target
+        }
+    }
+
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }

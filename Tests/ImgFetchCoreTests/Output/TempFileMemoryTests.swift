@@ -3,111 +3,124 @@ import XCTest
 @testable import ImgFetchCore
 
 /// A small body stays in memory until it is written out in one call; a large one streams to disk.
-final class TempFileMemoryTests: XCTestCase {
-    private var scratch: ScratchDirectory!
-    private var directory: String { scratch.path }
+/// Both kinds of temp file (see `TempFileTestCase`).
+final class TempFileMemoryTests: TempFileTestCase {
+    override var scratchPrefix: String { "imgfetch-tempmem" }
 
-    override func setUpWithError() throws {
-        scratch = try ScratchDirectory(prefix: "imgfetch-tempmem")
-    }
-
-    override func tearDown() {
-        scratch.remove()
-    }
-
-    private func write(_ bytes: [UInt8], to temp: TempFile, chunk: Int = 16 << 10) {
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(bytes.count, offset + chunk)
-            XCTAssertNil(bytes[offset..<end].withUnsafeBytes { temp.write($0) })
-            offset = end
-        }
-    }
-
-    private func fileBytes(_ path: String) throws -> [UInt8] {
-        [UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path)))
-    }
-
-    /// What `withContents` hands a decoder: "memory" with the bytes, or "file".
+    /// What `withContents` hands a decoder: "memory" with the bytes, "file" (a named file, by its
+    /// name) or "descriptor" (an unnamed one), with what a read from there gives.
     private func contents(of temp: TempFile) -> (String, [UInt8]) {
         temp.withContents { source in
             switch source {
             case .memory(let bytes): ("memory", [UInt8](bytes))
-            case .file: ("file", [])
+            case .file(let path): ("file", bytes(atPath: path) ?? [])
+            case .descriptor(let fd): ("descriptor", bytes(atPath: "/proc/self/fd/\(fd)") ?? [])
             }
         }
     }
 
     func testASmallBodyIsHeldInMemoryUntilWrittenOutInOneCall() throws {
-        let body = Fixtures.noise(count: 40_000)
-        let temp = try TempFile.create(in: directory)
-        write(body, to: temp)
-        temp.finishWriting()
-        XCTAssertEqual(try fileBytes(temp.path), [], "nothing reaches the file before writeOut")
-        XCTAssertEqual(contents(of: temp).0, "memory")
-        XCTAssertEqual(contents(of: temp).1, body)
-        try temp.writeOut()
-        XCTAssertEqual(try fileBytes(temp.path), body)
-        XCTAssertEqual(contents(of: temp).1, body, "still readable from memory after writeOut")
-        try temp.writeOut()
-        XCTAssertEqual(try fileBytes(temp.path), body, "a second writeOut writes nothing more")
+        try forEachKind {
+            let body = Fixtures.noise(count: 40_000)
+            let temp = try folder.create()
+            XCTAssertNil(write(body, to: temp))
+            temp.finishWriting()
+            XCTAssertEqual(bytesOnDisk(temp), [], "nothing reaches the file before writeOut")
+            XCTAssertEqual(contents(of: temp).0, "memory")
+            XCTAssertEqual(contents(of: temp).1, body)
+            try temp.writeOut()
+            XCTAssertEqual(bytesOnDisk(temp), body)
+            XCTAssertEqual(contents(of: temp).0, "memory", "still read from memory after writeOut")
+            XCTAssertEqual(contents(of: temp).1, body)
+            try temp.writeOut()
+            XCTAssertEqual(bytesOnDisk(temp), body, "a second writeOut writes nothing more")
+        }
     }
 
     func testABodyOverTheMemoryLimitStreamsToTheFile() throws {
-        let body = Fixtures.noise(count: TempFile.memoryLimit + 50_000)
-        let temp = try TempFile.create(in: directory)
-        write(body, to: temp)
-        temp.finishWriting()
-        XCTAssertEqual(try fileBytes(temp.path), body, "the whole body is on disk without writeOut")
-        XCTAssertEqual(contents(of: temp).0, "file")
-        try temp.writeOut()
-        XCTAssertEqual(try fileBytes(temp.path), body)
+        try forEachKind {
+            let body = Fixtures.noise(count: TempFile.memoryLimit + 50_000)
+            let temp = try folder.create()
+            XCTAssertNil(write(body, to: temp))
+            temp.finishWriting()
+            XCTAssertEqual(bytesOnDisk(temp), body, "the whole body is on disk without writeOut")
+            // A named file is read by its name; an unnamed one, which has none, through its descriptor.
+            XCTAssertEqual(contents(of: temp).0, kind == .named ? "file" : "descriptor")
+            XCTAssertEqual(contents(of: temp).1, body)
+            try temp.writeOut()
+            XCTAssertEqual(bytesOnDisk(temp), body)
+        }
     }
 
     func testABodyOfExactlyTheLimitStaysInMemory() throws {
-        let body = Fixtures.noise(count: TempFile.memoryLimit)
-        let temp = try TempFile.create(in: directory)
-        write(body, to: temp, chunk: 5000)
-        XCTAssertEqual(contents(of: temp).1, body)
-        XCTAssertEqual(try fileBytes(temp.path), [])
+        try forEachKind {
+            let body = Fixtures.noise(count: TempFile.memoryLimit)
+            let temp = try folder.create()
+            XCTAssertNil(write(body, to: temp, chunk: 5000))
+            XCTAssertEqual(contents(of: temp).1, body)
+            XCTAssertEqual(bytesOnDisk(temp), [])
+        }
     }
 
     func testTruncateStartsAHeldBodyOver() throws {
-        let temp = try TempFile.create(in: directory)
-        write(Array("first attempt".utf8), to: temp)
-        temp.truncate()
-        write(Array("body".utf8), to: temp)
-        try temp.writeOut()
-        XCTAssertEqual(try fileBytes(temp.path), Array("body".utf8))
+        try forEachKind {
+            let temp = try folder.create()
+            XCTAssertNil(write(Array("first attempt".utf8), to: temp))
+            temp.truncate()
+            XCTAssertNil(write(Array("body".utf8), to: temp))
+            try temp.writeOut()
+            XCTAssertEqual(bytesOnDisk(temp), Array("body".utf8))
+        }
     }
 
     func testTruncateEmptiesAStreamedBody() throws {
-        let temp = try TempFile.create(in: directory)
-        write(Fixtures.noise(count: TempFile.memoryLimit + 1), to: temp)
-        temp.truncate()
-        write(Array("body".utf8), to: temp)
-        try temp.writeOut()
-        XCTAssertEqual(try fileBytes(temp.path), Array("body".utf8))
+        try forEachKind {
+            let temp = try folder.create()
+            XCTAssertNil(write(Fixtures.noise(count: TempFile.memoryLimit + 1), to: temp))
+            temp.truncate()
+            XCTAssertNil(write(Array("body".utf8), to: temp))
+            try temp.writeOut()
+            XCTAssertEqual(bytesOnDisk(temp), Array("body".utf8))
+        }
     }
 
     func testCommittingAHeldBodyWritesItFirst() throws {
-        let body = Fixtures.noise(count: 1000)
-        let temp = try TempFile.create(in: directory)
-        write(body, to: temp)
-        temp.finishWriting()
-        XCTAssertEqual(try temp.commit(to: directory + "/a.jpg", overwrite: false), .saved)
-        XCTAssertEqual(try fileBytes(directory + "/a.jpg"), body)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), ["a.jpg"])
+        try forEachKind {
+            let body = Fixtures.noise(count: 1000)
+            let temp = try folder.create()
+            XCTAssertNil(write(body, to: temp))
+            temp.finishWriting()
+            XCTAssertEqual(try temp.commit(to: directory + "/a.jpg", overwrite: false), .saved)
+            XCTAssertEqual(bytes(atPath: directory + "/a.jpg"), body)
+            XCTAssertEqual(entries(), ["a.jpg"])
+        }
     }
 
     func testACopyOfAHeldBodyIsComplete() throws {
-        let body = Fixtures.noise(count: 1000)
-        let temp = try TempFile.create(in: directory)
-        write(body, to: temp)
-        XCTAssertEqual(try temp.place(at: directory + "/a.jpg", overwrite: false), .saved)
-        let copy = try TempFile.copy(of: temp.path, in: directory)
-        XCTAssertEqual(try copy.commit(to: directory + "/b.jpg", overwrite: false), .saved)
-        XCTAssertEqual(try fileBytes(directory + "/b.jpg"), body)
+        try forEachKind {
+            let body = Fixtures.noise(count: 1000)
+            let temp = try folder.create()
+            XCTAssertNil(write(body, to: temp))
+            XCTAssertEqual(try temp.place(at: directory + "/a.jpg", overwrite: false), .saved)
+            XCTAssertEqual(try temp.copy(in: folder).commit(to: directory + "/b.jpg", overwrite: false), .saved)
+            XCTAssertEqual(bytes(atPath: directory + "/b.jpg"), body)
+        }
+    }
+
+    func testAStreamedBodyDecodesFromItsFileAsOftenAsNeeded() throws {
+        try forEachKind {
+            let jpeg = try Fixtures.jpeg(Fixtures.noise(count: 512 * 384 * 3), width: 512, height: 384)
+            XCTAssertGreaterThan(jpeg.count, TempFile.memoryLimit, "the fixture must stream")
+            let temp = try folder.create()
+            XCTAssertNil(write(jpeg, to: temp))
+            temp.finishWriting()
+            for pass in 1...2 {
+                let info = try temp.withContents { ImageCodec.verify($0, format: .jpeg, limits: DecodeLimits()) }.get()
+                XCTAssertEqual(info.width, 512, "pass \(pass) reads from the start")
+            }
+            XCTAssertEqual(try temp.commit(to: directory + "/a.jpg", overwrite: false), .saved)
+            XCTAssertEqual(bytes(atPath: directory + "/a.jpg"), jpeg, "decoding changed no byte")
+        }
     }
 }
 
@@ -125,22 +138,22 @@ final class HeldBodyBudgetTests: XCTestCase {
 
     func testABodyThatDoesNotFitTheBudgetStreamsToItsFileAndIsComplete() throws {
         let budget = HeldBodyBudget(limit: 100 << 10)
-        let first = try TempFile.create(in: scratch.path, budget: budget)
-        let second = try TempFile.create(in: scratch.path, budget: budget)
+        let first = try TempFileDirectory(path: scratch.path).create(budget: budget)
+        let second = try TempFileDirectory(path: scratch.path).create(budget: budget)
         let body = Fixtures.noise(count: 60_000)
         XCTAssertNil(body.withUnsafeBytes { first.write($0) })
         XCTAssertEqual(budget.heldBytes, 60_000, "the first body's buffer is taken from the budget")
         XCTAssertNil(body.withUnsafeBytes { second.write($0) })
         XCTAssertEqual(budget.heldBytes, 60_000, "the second did not fit: it went to its file")
         second.finishWriting()
-        XCTAssertEqual([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: second.path))), body)
+        XCTAssertEqual([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: second.path ?? "/proc/self/fd/\(second.descriptor)"))), body)
         try first.writeOut()
-        XCTAssertEqual([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: first.path))), body)
+        XCTAssertEqual([UInt8](try XCTUnwrap(FileManager.default.contents(atPath: first.path ?? "/proc/self/fd/\(first.descriptor)"))), body)
     }
 
     func testHeldBytesReturnToTheBudgetWhenTheFileGoesAway() throws {
         let budget = HeldBodyBudget(limit: 1 << 20)
-        var temp: TempFile? = try TempFile.create(in: scratch.path, budget: budget)
+        var temp: TempFile? = try TempFileDirectory(path: scratch.path).create(budget: budget)
         XCTAssertNil(Fixtures.noise(count: 70_000).withUnsafeBytes { temp!.write($0) })
         XCTAssertGreaterThan(budget.heldBytes, 0)
         temp = nil
@@ -149,7 +162,7 @@ final class HeldBodyBudgetTests: XCTestCase {
 
     func testGrowingPastTheMemoryLimitReturnsTheBufferToTheBudget() throws {
         let budget = HeldBodyBudget(limit: 1 << 20)
-        let temp = try TempFile.create(in: scratch.path, budget: budget)
+        let temp = try TempFileDirectory(path: scratch.path).create(budget: budget)
         let body = Fixtures.noise(count: TempFile.memoryLimit + 1)
         XCTAssertNil(body.withUnsafeBytes { temp.write(UnsafeRawBufferPointer(rebasing: $0.prefix(1000))) })
         XCTAssertNil(body.withUnsafeBytes { temp.write(UnsafeRawBufferPointer(rebasing: $0.dropFirst(1000))) })

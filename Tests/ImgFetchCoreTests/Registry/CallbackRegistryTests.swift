@@ -206,7 +206,7 @@ final class CallbackRegistryTests: XCTestCase {
 
     private func makeTransfer() throws -> Transfer {
         nextID += 1
-        return Transfer(id: nextID, url: try ParsedURL(key), directory: "/nonexistent", maxSize: 1 << 20, onFinish: { _ in })
+        return Transfer(id: nextID, url: try ParsedURL(key), directory: TempFileDirectory(path: "/nonexistent"), maxSize: 1 << 20, onFinish: { _ in })
     }
 
     private func makeSubscriber(id: Int? = nil) -> Subscriber {

@@ -75,7 +75,7 @@ final class TransferSchedulerMultiplexingTests: XCTestCase {
 
     private func makeTransfer(_ origin: String) throws -> Transfer {
         nextID += 1
-        return Transfer(id: nextID, url: try ParsedURL("\(origin)/image-\(nextID).jpg"), directory: "/nonexistent",
+        return Transfer(id: nextID, url: try ParsedURL("\(origin)/image-\(nextID).jpg"), directory: TempFileDirectory(path: "/nonexistent"),
                         maxSize: 1 << 20, onFinish: { _ in })
     }
 

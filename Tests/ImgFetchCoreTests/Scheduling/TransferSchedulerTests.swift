@@ -403,7 +403,7 @@ final class TransferSchedulerTests: XCTestCase {
         let clock = ContinuousClock()
         let start = clock.now
         for id in 0..<total {
-            scheduler.enqueue(Transfer(id: id, url: urls[id % hostCount], directory: "/nonexistent", maxSize: 1,
+            scheduler.enqueue(Transfer(id: id, url: urls[id % hostCount], directory: TempFileDirectory(path: "/nonexistent"), maxSize: 1,
                                        priority: RequestPriority.allCases[(id / hostCount) % 3], onFinish: { _ in }))
         }
         let enqueued = clock.now
@@ -443,7 +443,7 @@ final class TransferSchedulerTests: XCTestCase {
 
     private func makeTransfer(_ origin: String, priority: RequestPriority = .normal) throws -> Transfer {
         nextID += 1
-        return Transfer(id: nextID, url: try ParsedURL("\(origin)/image-\(nextID).jpg"), directory: "/nonexistent",
+        return Transfer(id: nextID, url: try ParsedURL("\(origin)/image-\(nextID).jpg"), directory: TempFileDirectory(path: "/nonexistent"),
                         maxSize: 1 << 20, priority: priority, onFinish: { _ in })
     }
 

@@ -40,15 +40,8 @@ final class FileDescriptorWriter {
 
     /// Writes out everything buffered.
     func flush() throws(DownloadError) {
-        var offset = 0
-        while offset < used {
-            let written = Glibc.write(fd, buffer + offset, used - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                let reason = written < 0 ? String(cString: strerror(errno)) : "short write"
-                throw DownloadError(.filesystem, "cannot write output: \(reason)")
-            }
-            offset += written
+        if let code = FileDescriptorIO.writeAll(fd, UnsafeRawBufferPointer(start: buffer, count: used)) {
+            throw DownloadError(.filesystem, "cannot write output: \(Errno.describe(code))")
         }
         used = 0
     }

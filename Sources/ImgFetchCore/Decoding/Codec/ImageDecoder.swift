@@ -3,8 +3,8 @@ import Glibc
 
 /// One streaming decode through CImageCodec: header on init, then the first frame's rows, then the
 /// trailer and any later frames.
-/// Owns the C decoder and the file descriptor it reads (none for an in-memory source); used by one
-/// thread at a time.
+/// Owns the C decoder and the file descriptor it opened (none for an in-memory source or a
+/// caller's descriptor); used by one thread at a time.
 final class ImageDecoder {
     /// The rows `start` set up.
     struct Output {
@@ -30,7 +30,8 @@ final class ImageDecoder {
     /// Bytes it will hold while decoding pixels.
     let convertMemory: Int
     private let handle: OpaquePointer
-    private let fd: Int32
+    /// The descriptor this decoder opened (and closes); -1 for memory and for a caller's descriptor.
+    private let ownedFD: Int32
     private(set) var output = Output(width: 0, height: 0, layout: PixelLayout(channels: 0, bitDepth: 8), passes: 1)
 
     /// Opens `path` and reads its header; throws when the header is invalid or exceeds `limits`.
@@ -44,19 +45,29 @@ final class ImageDecoder {
         let codecFormat = try Self.codecFormat(format)
         self.format = format
         var descriptor: Int32 = -1
-        if case .file(let path) = source {
+        switch source {
+        case .file(let path):
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                throw DownloadError(.filesystem, "cannot open \(path): \(String(cString: strerror(errno)))")
+                throw DownloadError(.filesystem, "cannot open \(path): \(Errno.describe())")
             }
+            ownedFD = descriptor
+        case .descriptor(let given):
+            // The C source reads sequentially from the offset it finds.
+            guard lseek(given, 0, SEEK_SET) == 0 else {
+                throw DownloadError(.filesystem, "cannot read the image file: \(Errno.describe())")
+            }
+            descriptor = given
+            ownedFD = -1
+        case .memory:
+            ownedFD = -1
         }
-        fd = descriptor
         var cLimits = limits.codecLimits
         var header = imgcodec_header()
         var decoder: OpaquePointer?
         do {
             switch source {
-            case .file:
+            case .file, .descriptor:
                 try CodecCall.run { imgcodec_decoder_open(descriptor, codecFormat, &cLimits, &decoder, &header, $0, $1) }
             case .memory(let bytes):
                 let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -64,7 +75,7 @@ final class ImageDecoder {
             }
         } catch {
             imgcodec_decoder_close(decoder)
-            if descriptor >= 0 { close(descriptor) }
+            if ownedFD >= 0 { close(ownedFD) }
             throw error
         }
         handle = decoder!
@@ -77,7 +88,7 @@ final class ImageDecoder {
 
     deinit {
         imgcodec_decoder_close(handle)
-        if fd >= 0 { close(fd) }
+        if ownedFD >= 0 { close(ownedFD) }
     }
 
     /// Decodes every row (every scan) and the trailer in the cheapest layout, keeping nothing: verification.

@@ -11,7 +11,7 @@ final class ScratchFile {
         var template = Array("\(base.isEmpty ? "." : base)/.imgfetch-raster-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw DownloadError(.filesystem, "cannot create scratch file in \(base): \(String(cString: strerror(errno)))")
+            throw DownloadError(.filesystem, "cannot create scratch file in \(base): \(Errno.describe())")
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -28,20 +28,16 @@ final class ScratchFile {
     }
 
     func write(_ bytes: UnsafeRawPointer, count: Int, at offset: Int) throws(DownloadError) {
-        var done = 0
-        while done < count {
-            let written = pwrite(fd, bytes + done, count - done, off_t(offset + done))
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw failure("write", reason: written == 0 ? "no space written" : nil) }
-            done += written
+        if let code = FileDescriptorIO.writeAll(fd, UnsafeRawBufferPointer(start: bytes, count: count), at: offset) {
+            throw failure("write", reason: Errno.describe(code))
         }
     }
 
     func read(into bytes: UnsafeMutableRawPointer, count: Int, at offset: Int) throws(DownloadError) {
         var done = 0
         while done < count {
-            let got = pread(fd, bytes + done, count - done, off_t(offset + done))
-            if got < 0 && errno == EINTR { continue }
+            let got = FileDescriptorIO.read(fd, into: UnsafeMutableRawBufferPointer(start: bytes + done, count: count - done),
+                                            at: offset + done)
             guard got > 0 else { throw failure("read", reason: got == 0 ? "unexpected end of file" : nil) }
             done += got
         }
@@ -49,6 +45,6 @@ final class ScratchFile {
 
     /// The error for a failed call; `reason` overrides errno for short transfers, which set none.
     private func failure(_ operation: String, reason: String? = nil) -> DownloadError {
-        DownloadError(.filesystem, "cannot \(operation) scratch file: \(reason ?? String(cString: strerror(errno)))")
+        DownloadError(.filesystem, "cannot \(operation) scratch file: \(reason ?? Errno.describe())")
     }
 }

@@ -1,0 +1,41 @@
+import Glibc
+
+/// Reads and whole writes on file descriptors, the one place for their loops: `write(2)` may write
+/// less than asked (a signal, a pipe's capacity, a nearly full disk), and either call may fail
+/// with EINTR and must then be made again.
+public enum FileDescriptorIO {
+    /// Writes all of `bytes` to `fd` from its current offset; nil, or the errno of the write that
+    /// failed (EIO for one that wrote nothing without an error, which would otherwise loop forever).
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        writeAll(bytes) { Glibc.write(fd, $0, $1) }
+    }
+
+    /// Writes all of `bytes` to `fd` at `offset` (`pwrite(2)`, which leaves the fd's offset alone).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int32? {
+        writeAll(bytes) { start, count in pwrite(fd, start, count, off_t(offset + (start - bytes.baseAddress!))) }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` (`pread(2)`, which leaves the fd's offset
+    /// alone): the count, 0 at the end of the file, or -1 with errno set.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        while true {
+            let count = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if count >= 0 || errno != EINTR { return count }
+        }
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, _ write: (UnsafeRawPointer, Int) -> Int) -> Int32? {
+        guard let base = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if written == 0 { return EIO }
+            offset += written
+        }
+        return nil
+    }
+}
