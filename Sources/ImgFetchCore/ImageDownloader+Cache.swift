@@ -81,9 +81,7 @@ extension ImageDownloader {
         result.attempts = attempts
         if entry.files.contains(where: { $0.name == wanted && $0.matches(fileStamp(wanted)) }) { return result }
         do {
-            let copy = try tempFiles.copy(of: OutputPaths.join(configuration.outputDirectory, source))
-            let overwrite = configuration.existingFiles == .overwrite || entry.owns(wanted)
-            if try copy.commit(to: path, overwrite: overwrite) == .saved {
+            if try placer.place(.file(at: placer.path(of: source)), as: wanted, indexedNames: entry.fileNames) == .saved {
                 result.status = .saved
                 if let stamp = fileStamp(wanted) { cacheIndex?.addFile(CacheEntry.File(name: wanted, stamp: stamp), for: entry.url) }
             }

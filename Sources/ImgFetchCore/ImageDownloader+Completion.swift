@@ -57,16 +57,18 @@ extension ImageDownloader {
             return entry.files.contains { $0.name == name && $0.matches(fileStamp(name)) }
         }
         var linked = false
+        let indexedNames = context.entry?.fileNames ?? []
         placeForEveryCaller(key: key, transferID: transferID, format: prepared.format, failure: base,
-                            isIndexed: recorder.indexes, replaceableNames: context.entry?.fileNames ?? []) { _, name in
-            let overwrite = configuration.existingFiles == .overwrite || context.entry?.owns(name) == true
+                            isIndexed: recorder.indexes, replaceableNames: indexedNames) { _, name in
             var result = base
             let keep = unchanged(name)
             if keep {
                 result.status = .skipped
-                result.paths = [OutputPaths.join(configuration.outputDirectory, name)]
+                result.paths = [placer.path(of: name)]
             } else {
-                result = place(prepared.file, as: name, linking: !linked, overwrite: overwrite, base: base)
+                // The first name gets the temp file itself; later names a copy of it.
+                result = place(linked ? .copy(of: prepared.file) : .body(prepared.file), as: name,
+                               indexedNames: indexedNames, base: base)
                 if result.status == .saved { linked = true }
             }
             if result.status == .saved || keep { recorder.record(name, stamp: fileStamp(name)) }
@@ -113,14 +115,12 @@ extension ImageDownloader {
             return
         }
         let name = fileName(subscriber.name, format: format)
-        let path = OutputPaths.join(configuration.outputDirectory, name)
+        let path = placer.path(of: name)
         var result = item.result
         if path != source {
             do {
-                // A name the index gave this URL before holds its old body: it is the cache's to replace.
-                let overwrite = configuration.existingFiles == .overwrite || item.replaceableNames.contains(name)
-                let copy = try tempFiles.copy(of: source)
-                result.status = try copy.commit(to: path, overwrite: overwrite) == .saved ? .saved : .skipped
+                let commit = try placer.place(.file(at: source), as: name, indexedNames: item.replaceableNames)
+                result.status = commit == .saved ? .saved : .skipped
                 result.paths = [path]
                 result.error = nil
                 if item.isIndexed, result.status == .saved, let stamp = fileStamp(name) {
@@ -137,17 +137,13 @@ extension ImageDownloader {
         afterIndexCommit { Self.deliver(served, to: subscriber, coalesced: true) }
     }
 
-    /// Puts the body under `name` in the output directory: the temp file itself, hard-linked, when
-    /// `linking` (no copy), an independent copy otherwise ("copies of the one verified body").
-    private func place(_ body: TempFile, as name: String, linking: Bool, overwrite: Bool, base: DownloadResult) -> DownloadResult {
-        let path = OutputPaths.join(configuration.outputDirectory, name)
+    /// The result of placing `source` under `name`: `base` with the status and path, or its error.
+    private func place(_ source: OutputPlacer.Source, as name: String, indexedNames: Set<String>,
+                       base: DownloadResult) -> DownloadResult {
         var result = base
         do {
-            let commit = linking
-                ? try body.place(at: path, overwrite: overwrite)
-                : try body.copy(in: tempFiles).commit(to: path, overwrite: overwrite)
-            result.status = commit == .saved ? .saved : .skipped
-            result.paths = [path]
+            result.status = try placer.place(source, as: name, indexedNames: indexedNames) == .saved ? .saved : .skipped
+            result.paths = [placer.path(of: name)]
         } catch {
             result.error = error
         }

@@ -18,6 +18,8 @@ public final class ImageDownloader: Sendable {
     let decodeStage: DecodeStage
     /// Where every temp file of the run is made: the output directory, with the kind it supports.
     let tempFiles: TempFileDirectory
+    /// Puts every output under its names.
+    let placer: OutputPlacer
     /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
     let cacheIndex: CacheIndex?
     private let namer: Mutex<FileNamer>
@@ -37,6 +39,8 @@ public final class ImageDownloader: Sendable {
         self.transport = transport
         tempFiles = TempFileDirectory(path: configuration.outputDirectory, kind: tempFileKind)
         decodeStage = DecodeStage(configuration: configuration, tempFiles: tempFiles)
+        placer = OutputPlacer(directory: configuration.outputDirectory, tempFiles: tempFiles,
+                              existingFiles: configuration.existingFiles)
         namer = Mutex(FileNamer(scheme: configuration.naming))
         cacheIndex = Self.openCacheIndex(configuration)
     }
