@@ -16,15 +16,19 @@ extension ImageDownloader {
             }
         case .failed(let error, let attempts, let httpStatus, let httpVersion):
             transport.release()
-            guard error.kind != .cancelled else {
-                // Its callers got `cancelled` when they withdrew; one that subscribed while
-                // cancelAll() ran may still be waiting on this transfer and must hear it too.
-                let waiting = registry.abandon(key: key, transferID: transferID)
-                deliver(waiting) { _ in DownloadResult(status: .cancelled, error: Self.cancelled) }
-                return
+            // Delivered on a decode worker like every other result: a completion handler that
+            // blocks (a stdout pipe nobody reads) must never hold up the engine loop.
+            decodeStage.run { [self] in
+                guard error.kind != .cancelled else {
+                    // Its callers got `cancelled` when they withdrew; one that subscribed while
+                    // cancelAll() ran may still be waiting on this transfer and must hear it too.
+                    let waiting = registry.abandon(key: key, transferID: transferID)
+                    deliver(waiting) { _ in DownloadResult(status: .cancelled, error: Self.cancelled) }
+                    return
+                }
+                let result = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion)
+                complete(key: key, transferID: transferID, item: FinishedItem(result: result, outputPath: nil)) { _ in result }
             }
-            let result = DownloadResult.failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion)
-            complete(key: key, transferID: transferID, item: FinishedItem(result: result, outputPath: nil)) { _ in result }
         }
     }
 

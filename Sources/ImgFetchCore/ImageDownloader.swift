@@ -7,9 +7,10 @@ import Synchronization
 ///
 /// Like SDWebImageDownloader, requests for a URL already in flight only add callbacks (one
 /// transfer per URL, results fanned out to every caller), and a URL finished earlier in the same
-/// downloader's life is served from that result. Progress and completion handlers run on the
-/// engine thread, a decode-stage thread or the cache index's writer thread (results wait for the
-/// commit of their index changes); each completion runs exactly once, never inside `download`.
+/// downloader's life is served from that result. Progress handlers run on the engine thread;
+/// completion handlers on a decode-stage thread or the cache index's writer thread (results wait
+/// for the commit of their index changes), never on the engine thread; each completion runs
+/// exactly once, never inside `download`.
 /// docs/ARCHITECTURE.md follows one URL through these threads.
 public final class ImageDownloader: Sendable {
     public let configuration: DownloaderConfiguration

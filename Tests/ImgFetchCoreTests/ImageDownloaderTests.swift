@@ -272,6 +272,24 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertEqual(transport.releaseCount, 1)
     }
 
+    func testAFailureIsDeliveredOffTheTransportsThread() throws {
+        // The engine reports a failed transfer on its own thread; a completion handler that blocks
+        // there (a stdout pipe nobody reads) would hold up every transfer.
+        let url = try ParsedURL("http://example.com/blocked.jpg")
+        let gate = DispatchSemaphore(value: 0)
+        let finished = Atomic<Bool>(false)
+        let delivered = DispatchSemaphore(value: 0)
+        downloader.download(url) { _ in
+            _ = gate.wait(timeout: .now() + 10)
+            finished.store(true, ordering: .relaxed)
+            delivered.signal()
+        }
+        transport.fail(try XCTUnwrap(transport.submitted.first), DownloadError(.http, "HTTP 404"), httpStatus: 404)
+        XCTAssertFalse(finished.load(ordering: .relaxed), "the transport waited for the completion handler")
+        gate.signal()
+        XCTAssertEqual(delivered.wait(timeout: .now() + 10), .success)
+    }
+
     func testAFailedURLRequestedAgainGetsTheSameFailureWithoutANewTransfer() throws {
         let url = try ParsedURL("http://example.com/broken.jpg")
         download(url, id: 0)

@@ -3,7 +3,8 @@
 /// Names come from the original URL (never a redirect target or a header) and are reduced to a
 /// safe basename: never `..`, never a separator, never a dot-file, never empty. When two different
 /// URLs want one name, the later one in the list gets `-` and 8 hex digits of its URL's SHA-256, so
-/// the same list gives the same names on every run. Not thread-safe: one list reader owns it.
+/// the same list gives the same names on every run. A value type with no lock of its own:
+/// `ImageDownloader` keeps it behind a `Mutex`, so names are given in call order.
 public struct FileNamer {
     /// Where names come from.
     public enum Scheme: String, Sendable, CaseIterable {

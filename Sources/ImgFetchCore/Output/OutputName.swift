@@ -31,7 +31,7 @@ public struct OutputName: Sendable, Equatable {
     }
 
     /// The file names to look for before downloading, to skip items saved by an earlier run: the
-    /// name as given when it has an image extension (one `access` per item, which matters for
+    /// name as given when it has an image extension (one `lstat` per item, which matters for
     /// million-line lists; a body of another format is still caught when it is placed), otherwise
     /// every name the sniffed format could give it.
     public var possibleFileNames: [String] {
