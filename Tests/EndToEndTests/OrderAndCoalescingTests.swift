@@ -70,12 +70,15 @@ final class OrderAndCoalescingTests: EndToEndTestCase {
         try assertLIFO(names)
     }
 
-    /// Newest first: the first line may already have started alone before the others arrived
-    /// (then the rest follow newest first), or all of them were pending at once (fully reversed).
+    /// Newest first among the lines read so far: the first transfer may start when only part of
+    /// the list has arrived (the first line alone, or a few); every later pick sees them all and
+    /// takes the newest.
     private func assertLIFO(_ names: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         let seen = try requestedNames()
-        let startedEarly = [names[0]] + names.dropFirst().reversed()
-        XCTAssertTrue(seen == startedEarly || seen == names.reversed(), "not LIFO: \(seen)", file: file, line: line)
+        let indices = seen.compactMap { names.firstIndex(of: $0) }
+        XCTAssertEqual(indices.sorted(), Array(names.indices), "\(seen)", file: file, line: line)
+        XCTAssertTrue(Self.isSchedulerOrder(indices, classes: names.map { _ in "normal" }, lifo: true),
+                      "not LIFO: \(seen)", file: file, line: line)
     }
 
     func testHigherPriorityClassesStartFirst() throws {
@@ -89,13 +92,35 @@ final class OrderAndCoalescingTests: EndToEndTestCase {
             let result = try fetch(list, ["-j", "1", order])
             XCTAssertEqual(result.exitCode, 0, result.stderr)
             let seen = try requestedNames().dropFirst(before)
-            // names[0...6] have priorities normal, normal, low, high, normal, high, low. names[0] may
-            // have started alone before the rest of the list arrived, or waited with all the others.
-            let expected = order == "--fifo"
-                ? [[0, 3, 5, 1, 4, 2, 6], [3, 5, 0, 1, 4, 2, 6]]
-                : [[0, 5, 3, 4, 1, 6, 2], [5, 3, 4, 1, 0, 6, 2]]
-            XCTAssertTrue(expected.map { $0.map { names[$0] } }.contains(Array(seen)), "\(order): \(Array(seen))")
+            // names[0...6] have priorities normal, normal, low, high, normal, high, low. The list
+            // streams in while the first transfer starts, so the first pick may see only part of it
+            // (names[0] alone, or a few lines); names[0] is slow, so every later pick sees them all.
+            let classes = ["normal"] + priorities
+            let indices = try Array(seen).map { try XCTUnwrap(names.firstIndex(of: $0)) }
+            XCTAssertEqual(indices.sorted(), Array(0..<7), "\(order): \(Array(seen))")
+            XCTAssertTrue(Self.isSchedulerOrder(indices, classes: classes, lifo: order == "--lifo"),
+                          "\(order): \(Array(seen))")
         }
+    }
+
+    /// Whether `picks` (list indices in start order) is what the scheduler does: each pick is the
+    /// best of the items waiting (higher class first, then oldest first, or newest first with
+    /// LIFO). The first pick may come when only part of the list has been read, up to the picked
+    /// line; every later one comes after a transfer, when the whole (short) list is in.
+    private static func isSchedulerOrder(_ picks: [Int], classes: [String], lifo: Bool) -> Bool {
+        let rank = ["high": 0, "normal": 1, "low": 2]
+        var started = Set<Int>()
+        for (position, pick) in picks.enumerated() {
+            let arrived = position == 0 ? pick + 1 : classes.count
+            let waiting = (0..<arrived).filter { !started.contains($0) }
+            let best = waiting.min { a, b in
+                let (ra, rb) = (rank[classes[a]]!, rank[classes[b]]!)
+                return ra != rb ? ra < rb : (lifo ? a > b : a < b)
+            }
+            guard best == pick else { return false }
+            started.insert(pick)
+        }
+        return true
     }
 
     // MARK: - Helpers
