@@ -53,16 +53,11 @@ final class GalleryRecordFile {
     func forEachBatch<E: Error>(of batchSize: Int, _ body: ([GalleryRecord]) throws(E) -> Void) throws(E) {
         flush()
         var buffer: [UInt8] = []
-        var fileOffset = 0
         var batch: [GalleryRecord] = []
         batch.reserveCapacity(batchSize)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-        defer { chunk.deallocate() }
-        while true {
-            let got = FileDescriptorIO.read(fd, into: chunk, at: fileOffset)
-            guard got > 0 else { break }
-            fileOffset += got
-            buffer += UnsafeRawBufferPointer(rebasing: chunk[..<got])
+        // A read error ends the records early, as the end of the file would: the page lists what was read.
+        _ = try FileDescriptorIO.forEachChunk(of: fd, chunkSize: 256 << 10) { (chunk) throws(E) -> Bool in
+            buffer += chunk
             var consumed = 0
             buffer.withUnsafeBytes { bytes in
                 while let record = GalleryRecord.decode(bytes, offset: &consumed) { batch.append(record) }
@@ -72,6 +67,7 @@ final class GalleryRecordFile {
                 try body(Array(batch.prefix(batchSize)))
                 batch.removeFirst(batchSize)
             }
+            return true
         }
         if !batch.isEmpty { try body(batch) }
     }

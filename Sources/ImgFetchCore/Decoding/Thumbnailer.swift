@@ -127,15 +127,9 @@ public final class Thumbnailer: Sendable {
     /// SHA-256 of the whole file, read through `fd` from the start.
     private static func hash(_ fd: Int32, path: String) throws(DownloadError) -> String {
         let hasher = SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset = 0
-        while true {
-            let count = FileDescriptorIO.read(fd, into: buffer, at: offset)
-            guard count >= 0 else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
-            if count == 0 { return hasher.finish() }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            offset += count
+        if let code = FileDescriptorIO.forEachChunk(of: fd, chunkSize: 256 << 10, { hasher.update($0); return true }) {
+            throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe(code))")
         }
+        return hasher.finish()
     }
 }

@@ -24,6 +24,22 @@ public enum FileDescriptorIO {
         }
     }
 
+    /// Reads `fd` from its start to its end, `chunkSize` bytes at a time, handing each chunk to
+    /// `body` (which returns false to stop early); nil, or the errno of the read that failed.
+    public static func forEachChunk<E: Error>(of fd: Int32, chunkSize: Int,
+                                              _ body: (UnsafeRawBufferPointer) throws(E) -> Bool) throws(E) -> Int32? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while true {
+            let count = read(fd, into: buffer, at: offset)
+            if count < 0 { return errno }
+            if count == 0 { return nil }
+            guard try body(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return nil }
+            offset += count
+        }
+    }
+
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, _ write: (UnsafeRawPointer, Int) -> Int) -> Int32? {
         guard let base = bytes.baseAddress else { return nil }
         var offset = 0

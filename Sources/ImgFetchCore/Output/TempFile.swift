@@ -111,17 +111,14 @@ public final class TempFile: @unchecked Sendable {
 
     /// Appends everything `input` holds from its start; `source` names it in errors.
     func append(contentsOf input: Int32, describedAs source: String) throws(DownloadError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset = 0
-        while true {
-            let count = FileDescriptorIO.read(input, into: buffer, at: offset)
-            guard count >= 0 else { throw DownloadError(.filesystem, "cannot read \(source): \(Errno.describe())") }
-            if count == 0 { return }
-            if let code = write(UnsafeRawBufferPointer(rebasing: buffer[..<count])) {
-                throw DownloadError(.filesystem, "cannot write temp file \(displayPath): \(Errno.describe(code))")
-            }
-            offset += count
+        var writeError: Int32?
+        let readError = FileDescriptorIO.forEachChunk(of: input, chunkSize: 64 << 10) { chunk in
+            writeError = write(chunk)
+            return writeError == nil
+        }
+        if let code = readError { throw DownloadError(.filesystem, "cannot read \(source): \(Errno.describe(code))") }
+        if let code = writeError {
+            throw DownloadError(.filesystem, "cannot write temp file \(displayPath): \(Errno.describe(code))")
         }
     }
 
