@@ -8,21 +8,23 @@ import Synchronization
 /// Like SDWebImageDownloader, requests for a URL already in flight only add callbacks (one
 /// transfer per URL, results fanned out to every caller), and a URL finished earlier in the same
 /// downloader's life is served from that result. Progress handlers run on the engine thread;
-/// completion handlers on a decode-stage thread or the cache index's writer thread (results wait
-/// for the commit of their index changes), never on the engine thread; each completion runs
-/// exactly once, never inside `download`.
-/// docs/ARCHITECTURE.md follows one URL through these threads.
+/// completion handlers on the output stage's delivery thread (results wait for the commit of
+/// their index changes), never on the engine thread; each completion runs exactly once, never
+/// inside `download`.
+///
+/// A facade over the stages: it names the output, asks the cache whether a request is needed,
+/// and routes the caller through the registry to the engine, the decode stage and the output
+/// stage. docs/ARCHITECTURE.md follows one URL through them.
 public final class ImageDownloader: Sendable {
     public let configuration: DownloaderConfiguration
     let transport: DownloadTransport
     let registry = CallbackRegistry()
     let decodeStage: DecodeStage
+    let output: OutputStage
     /// Where every temp file of the run is made: the output directory, with the kind it supports.
     let tempFiles: TempFileDirectory
-    /// Puts every output under its names.
-    let placer: OutputPlacer
-    /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
-    let cacheIndex: CacheIndex?
+    private let delivery: ResultDelivery
+    private let cache: CacheLookup
     private let namer: Mutex<FileNamer>
     private let nextID = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
@@ -40,11 +42,18 @@ public final class ImageDownloader: Sendable {
         self.transport = transport
         tempFiles = TempFileDirectory(path: configuration.outputDirectory, kind: tempFileKind)
         decodeStage = DecodeStage(configuration: configuration, tempFiles: tempFiles)
-        placer = OutputPlacer(directory: configuration.outputDirectory, tempFiles: tempFiles,
-                              existingFiles: configuration.existingFiles)
+        let placer = OutputPlacer(directory: configuration.outputDirectory, tempFiles: tempFiles,
+                                  existingFiles: configuration.existingFiles)
+        let delivery = ResultDelivery()
+        let index = CacheLookup.openIndex(configuration) { delivery.committed(through: $0) }
+        self.delivery = delivery
+        cache = CacheLookup(index: index, configuration: configuration, placer: placer)
+        output = OutputStage(configuration: configuration, placer: placer, index: index, registry: registry, delivery: delivery)
         namer = Mutex(FileNamer(scheme: configuration.naming))
-        cacheIndex = Self.openCacheIndex(configuration)
     }
+
+    /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
+    var cacheIndex: CacheIndex? { cache.index }
 
     /// Requests `url`; `completion` receives the one result. Names are given in call order, so
     /// the same sequence of calls gives the same file names on every run.
@@ -56,7 +65,7 @@ public final class ImageDownloader: Sendable {
         let subscriber = Subscriber(id: takeID(), name: name, progress: progress, completion: completion,
                                     subscribedAt: DispatchTime.now())
         if stopped.load(ordering: .relaxed) {
-            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
+            output.cancel([subscriber])
             return DownloadToken(url: url, cancelAction: nil)
         }
         let key = url.normalized
@@ -69,7 +78,6 @@ public final class ImageDownloader: Sendable {
         // costs only the read. State that changes in between is that of other URLs, or this
         // URL's result, which the barrier then finds.
         let plan = cachePlan(key: key, name: name)
-        var servedFromDisk: CachePlan?
         let subscription = registry.subscribe(key: key, subscriber) { () -> Transfer? in
             switch plan {
             case .revalidate(let entry, let source):
@@ -77,7 +85,6 @@ public final class ImageDownloader: Sendable {
             case .download(let owner):
                 return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: owner, source: nil))
             case .keepExisting, .serve, .missing, .mustRevalidate:
-                servedFromDisk = plan
                 return nil
             }
         }
@@ -87,14 +94,9 @@ public final class ImageDownloader: Sendable {
         case .joined:
             break
         case .finished(let item):
-            decodeStage.run { [self] in serve(subscriber, key: key, from: item) }
+            decodeStage.run { [output] in output.serveRepeat(subscriber, key: key, from: item) }
         case .declined:
-            let plan = servedFromDisk!
-            decodeStage.run { [self] in
-                let (result, changedIndex) = serveWithoutNetwork(plan, key: key, name: subscriber.name)
-                guard changedIndex else { return Self.deliver(result, to: subscriber) }
-                afterIndexCommit { Self.deliver(result, to: subscriber) }
-            }
+            decodeStage.run { [output] in output.serveWithoutRequest(subscriber, plan: plan) }
             return DownloadToken(url: url, cancelAction: nil)
         }
         return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) }
@@ -127,32 +129,40 @@ public final class ImageDownloader: Sendable {
         stopped.store(true, ordering: .relaxed)
         let subscribers = registry.removeAll()
         transport.cancelAll()
-        for subscriber in subscribers {
-            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
-        }
+        output.cancel(subscribers)
     }
 
-    /// Waits for every submitted download to finish, then stops the engine and the decode stage.
+    /// Waits for every submitted download to finish, then stops the engine, the decode stage, the
+    /// index writer and the delivery thread, in the order the items flow.
     public func close() {
         transport.close()
         decodeStage.close()
         cacheIndex?.close()
+        delivery.close()
     }
 
     // MARK: - Internals
 
     private func takeID() -> Int { nextID.add(1, ordering: .relaxed).newValue }
 
+    /// The plan for one output of `key`: serve it from disk, revalidate, or download.
+    private func cachePlan(key: String, name: OutputName) -> CachePlan {
+        let possibleNames: [String]
+        switch configuration.saveAs {
+        case .original: possibleNames = name.possibleFileNames
+        case .pixels: possibleNames = [output.fileName(name, format: .jpeg)]
+        }
+        return cache.plan(key: key, wantedName: { output.fileName(name, format: $0) }, possibleNames: possibleNames)
+    }
+
     private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, context: CacheContext) -> Transfer {
         let id = takeID()
-        let validators = context.source == nil ? [] : context.entry?.headers.validators ?? []
-        let transfer = Transfer(id: id, url: url, directory: tempFiles, maxSize: configuration.maxSize,
-                                priority: priority, validators: validators, validatorTarget: context.entry?.finalURL,
-                                hashesBody: cacheIndex != nil) { [self] outcome in
+        let request = context.request(for: url, priority: priority, indexed: cacheIndex != nil)
+        let transfer = Transfer(id: id, request: request, directory: tempFiles, maxSize: configuration.maxSize) { [self] outcome in
             transferFinished(key: key, transferID: id, context: context, outcome)
         }
-        transfer.progressInterval = UInt64(configuration.progressInterval * 1e9)
-        transfer.onProgress = { [registry] received, expected in
+        transfer.progress.interval = UInt64(configuration.progressInterval * 1e9)
+        transfer.progress.handler = { [registry] received, expected in
             for subscriber in registry.subscribers(of: key, transferID: id) {
                 subscriber.progress?(received, expected)
             }
@@ -160,33 +170,42 @@ public final class ImageDownloader: Sendable {
         return transfer
     }
 
+    /// Called once per transfer, on the engine thread (or the mock transport's): a body goes to
+    /// the decode stage and then the output stage; a failure straight to the output stage's
+    /// delivery thread, so that a completion handler that blocks never holds up the engine loop.
+    private func transferFinished(key: String, transferID: Int, context: CacheContext, _ outcome: TransferOutcome) {
+        switch outcome {
+        case .fetched(let body, let response):
+            decodeStage.run { [self] in
+                output.finishDownload(key: key, transferID: transferID, context: context, body: body, response: response,
+                                      prepared: decodeStage.prepare(body))
+                transport.release()
+            }
+        case .notModified(let response):
+            decodeStage.run { [self] in
+                output.finishNotModified(key: key, transferID: transferID, context: context, response: response)
+                transport.release()
+            }
+        case .failed(let error, let attempts, let httpStatus, let httpVersion):
+            transport.release()
+            output.onDeliveryThread { [output] in
+                guard error.kind != .cancelled else { return output.abandon(key: key, transferID: transferID) }
+                output.fail(key: key, transferID: transferID,
+                            .failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion))
+            }
+        }
+    }
+
     private func cancel(key: String, subscriberID: Int) {
         switch registry.cancel(key: key, subscriberID: subscriberID) {
         case .notFound:
             return
         case .removed(let subscriber):
-            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
+            output.cancel([subscriber])
         case .removedLast(let subscriber, let transfer):
             transport.cancel(transfer)
-            decodeStage.run { Self.deliver(DownloadResult(status: .cancelled, error: Self.cancelled), to: subscriber) }
+            output.cancel([subscriber])
         }
-    }
-
-    static let cancelled = DownloadError(.cancelled, "cancelled")
-
-    /// The file name an output of `format` gets under `name`: the format's extension, or the pixel format's.
-    func fileName(_ name: OutputName, format: ImageFormat) -> String {
-        switch configuration.saveAs {
-        case .original: name.fileName(for: format)
-        case .pixels(let pixels): name.fileName(extension: pixels.fileExtension, accepting: [pixels.fileExtension])
-        }
-    }
-
-    static func deliver(_ result: DownloadResult, to subscriber: Subscriber, coalesced: Bool = false) {
-        var result = result
-        result.coalesced = coalesced
-        result.duration = Double(DispatchTime.now().uptimeNanoseconds - subscriber.subscribedAt.uptimeNanoseconds) / 1e9
-        subscriber.completion(result)
     }
 }
 

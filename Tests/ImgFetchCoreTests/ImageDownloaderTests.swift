@@ -87,9 +87,9 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         let url = try ParsedURL("http://example.com/quiet.jpg")
         downloader.download(url, completion: recorder.completion(0))
         let transfer = try XCTUnwrap(transport.submitted.first)
-        XCTAssertFalse(transfer.progressWanted.load(ordering: .relaxed), "no caller has a progress handler")
+        XCTAssertFalse(transfer.progress.wanted.load(ordering: .relaxed), "no caller has a progress handler")
         download(url, id: 1)
-        XCTAssertTrue(transfer.progressWanted.load(ordering: .relaxed), "a caller with a handler joined")
+        XCTAssertTrue(transfer.progress.wanted.load(ordering: .relaxed), "a caller with a handler joined")
         transport.progress(transfer, received: 10, expected: nil)
         XCTAssertEqual(recorder.progressEvents(of: 1).map(\.received), [10])
     }
@@ -108,7 +108,7 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
 
     func testTheConfiguredProgressIntervalReachesTheTransfer() throws {
         download(try ParsedURL("http://example.com/a.jpg"), id: 0)
-        XCTAssertEqual(transport.submitted.first?.progressInterval, 100_000_000, "the default is 0.1 s")
+        XCTAssertEqual(transport.submitted.first?.progress.interval, 100_000_000, "the default is 0.1 s")
     }
 
     // MARK: - Cancellation
@@ -288,6 +288,31 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertFalse(finished.load(ordering: .relaxed), "the transport waited for the completion handler")
         gate.signal()
         XCTAssertEqual(delivered.wait(timeout: .now() + 10), .success)
+    }
+
+    func testACompletionHandlerThatBlocksHoldsUpNeitherTheIndexNorOtherPlacements() throws {
+        // Results are delivered on the output stage's thread, and the index writer only announces
+        // its commits: a stdout pipe nobody reads stops the result lines, not the index.
+        let first = try ParsedURL("http://example.com/first.jpg")
+        let second = try ParsedURL("http://example.com/second.jpg")
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = DispatchSemaphore(value: 0)
+        downloader.download(first) { _ in
+            blocked.signal()
+            _ = gate.wait(timeout: .now() + 20)
+        }
+        downloader.download(second) { _ in }
+        defer { gate.signal() }
+        XCTAssertTrue(transport.waitForSubmissions(2))
+        transport.finish(transport.submitted[0], body: MockTransport.jpegBody())
+        XCTAssertEqual(blocked.wait(timeout: .now() + 10), .success)
+        transport.finish(transport.submitted[1], body: MockTransport.jpegBody(seed: 1))
+        let index = try XCTUnwrap(downloader.cacheIndex)
+        let deadline = Date().addingTimeInterval(10)
+        while index.entry(for: second.normalized) == nil && Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(index.entry(for: second.normalized)?.files.map(\.name), ["second.jpg"],
+                       "the second body was not placed and committed while the first result's handler blocked")
+        XCTAssertNotNil(directory.contents(of: "second.jpg"))
     }
 
     func testAFailedURLRequestedAgainGetsTheSameFailureWithoutANewTransfer() throws {

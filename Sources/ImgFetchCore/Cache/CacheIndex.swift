@@ -10,7 +10,8 @@ import Synchronization
 /// reported, so a process killed at any moment leaves a consistent index that keeps every
 /// reported entry; lookups read one row by primary key, so millions of entries cost no memory.
 /// Two connections: lookups run on the caller's thread under `readerLock`; changes are applied by a
-/// `CacheWriter` on its own thread, many per transaction. Hence `@unchecked Sendable`.
+/// `CacheWriter` on its own thread, many per transaction, and `onCommitted` hears how far the
+/// committed changes reach (see `commitTicket`). Hence `@unchecked Sendable`.
 public final class CacheIndex: @unchecked Sendable {
     /// The database file.
     public let path: String
@@ -26,7 +27,10 @@ public final class CacheIndex: @unchecked Sendable {
 
     /// Opens (or creates) the index of `directory`. An index that is not a database or is damaged
     /// is moved aside to `index.sqlite.corrupt` and a new one is started; `warn` says so.
-    public init(directory: String, warn: @escaping @Sendable (String) -> Void) throws(CacheIndexError) {
+    /// `onCommitted` is called on the writer thread after each commit with the `commitTicket` it
+    /// reached; it must not block.
+    public init(directory: String, warn: @escaping @Sendable (String) -> Void,
+                onCommitted: @escaping @Sendable (UInt64) -> Void = { _ in }) throws(CacheIndexError) {
         let folder = OutputPaths.join(directory, Self.folderName)
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw CacheIndexError("cannot create the cache folder \(folder): \(Errno.describe())")
@@ -57,10 +61,10 @@ public final class CacheIndex: @unchecked Sendable {
         }
         let path = path
         let latch = warnedAboutWrites
-        writer = CacheWriter(statements: writerStatements) { error in
+        writer = CacheWriter(statements: writerStatements, onError: { error in
             // The file is saved all the same; the next run downloads what this one could not record.
             if latch.isFirst() { warn("cannot update the cache index \(path): \(error.message)") }
-        }
+        }, onCommitted: onCommitted)
     }
 
     /// The entry for a normalized URL, or nil. A failed read counts as no entry (the item is then downloaded).
@@ -93,17 +97,13 @@ public final class CacheIndex: @unchecked Sendable {
         writer.enqueue { statements throws(SQLiteError) in try statements.remove(url: url, names: names) }
     }
 
-    /// Runs `job` (on the index's writer thread) once every change made before this call is
-    /// committed: a result reported from `job` is never lost from the index by a crash.
-    public func afterCommit(_ job: @escaping @Sendable () -> Void) {
-        writer.afterCommit(job)
-    }
+    /// A number that `onCommitted` reaches once every change made before this call is committed
+    /// (0 when none was made): a result reported after that is never lost from the index by a crash.
+    public var commitTicket: UInt64 { writer.lastEnqueued }
 
     /// Waits until every change made so far is committed.
     public func flush() {
-        let done = DispatchSemaphore(value: 0)
-        writer.afterCommit { done.signal() }
-        done.wait()
+        writer.waitForCommit()
     }
 
     /// Commits what is pending and stops the writer thread; the index takes no changes afterwards.

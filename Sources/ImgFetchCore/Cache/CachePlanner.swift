@@ -24,7 +24,7 @@ struct CachePlanner {
     var verifies: Bool
     var existingFiles: ExistingFilePolicy
     /// The stamp of the regular file `name` in the output directory, or nil when there is none.
-    var fileStamp: (String) -> FileStamp?
+    var fileStamp: @Sendable (String) -> FileStamp?
 
     /// - Parameters:
     ///   - wantedName: the output's file name once the format is known.

@@ -1,47 +1,59 @@
-/// Keeps the cache index in step with the placements of one downloaded body: the first file
-/// placed stores the URL's entry, later ones join it. A `no-store` response is never indexed,
-/// and what the index said of the URL before is dropped.
+/// Keeps the cache index in step with the files the output stage places for one URL.
 ///
-/// Used by the one decode-stage thread that places the body.
+/// A new body (a download) stores the URL's entry with its first file, and later files join it;
+/// a `no-store` response is never indexed, and what the index said of the URL and of the file
+/// names is dropped. A body the index already has (a 304, a fresh entry, a copy of this run's
+/// first file) only adds the new files to the entry.
+///
+/// Used by the one thread that places a URL's outputs at a time.
 final class CacheRecorder {
-    let kind: String
-    /// True when the body's files are indexed (an index is kept and the response allows storing).
-    let indexes: Bool
-    private let index: CacheIndex?
-    private let key: String
-    private var entry: CacheEntry?
-    private var stored = false
-
-    init(index: CacheIndex?, key: String, body: FetchedBody, prepared: PreparedOutput, kind: String) {
-        self.index = index
-        self.key = key
-        self.kind = kind
-        guard index != nil, let hash = body.contentHash, !body.cacheHeaders.directives.noStore else {
-            indexes = false
-            return
-        }
-        indexes = true
-        entry = CacheEntry(url: key, finalURL: body.finalURL, kind: kind, format: prepared.format, image: prepared.image, headers: body.cacheHeaders,
-                           freshness: CacheFreshness(headers: body.cacheHeaders, requestTime: body.requestTime,
-                                                     responseTime: body.responseTime),
-                           bodySize: body.bytes, contentHash: hash, files: [])
+    private enum Mode {
+        /// Store this entry with the first file.
+        case store(CacheEntry)
+        /// The new entry is stored: every further file joins it.
+        case stored
+        /// Add the files the URL's entry does not list yet.
+        case join
+        /// The response may not be stored: forget the URL and the names.
+        case forget
     }
 
-    /// The body now is (or already was) the file `name`, as `stamp` describes it.
-    func record(_ name: String, stamp: FileStamp?) {
-        guard let index else { return }
-        guard var entry else {
+    private let index: CacheIndex
+    private let key: String
+    private var mode: Mode
+
+    /// For a downloaded body; nil without an index. `entry` is nil when the response forbids storing it.
+    init?(index: CacheIndex?, key: String, newEntry entry: CacheEntry?) {
+        guard let index else { return nil }
+        self.index = index
+        self.key = key
+        mode = entry.map { .store($0) } ?? .forget
+    }
+
+    /// For a body the URL's entry already holds; nil without an index.
+    init?(index: CacheIndex?, joining key: String) {
+        guard let index else { return nil }
+        self.index = index
+        self.key = key
+        mode = .join
+    }
+
+    /// The body is now the file `name`, as `stamp` describes it; `wasThere` when the file already
+    /// held it (the entry lists it, and a new entry must list it too).
+    func record(_ name: String, stamp: FileStamp?, wasThere: Bool) {
+        switch mode {
+        case .forget:
             index.remove(url: key, names: [name])
+        case .join where wasThere:
             return
-        }
-        guard let stamp else { return }
-        let file = CacheEntry.File(name: name, stamp: stamp)
-        if stored {
-            index.addFile(file, for: key)
-        } else {
-            entry.files = [file]
+        case .join, .stored:
+            guard let stamp else { return }
+            index.addFile(CacheEntry.File(name: name, stamp: stamp), for: key)
+        case .store(var entry):
+            guard let stamp else { return }
+            entry.files = [CacheEntry.File(name: name, stamp: stamp)]
             index.store(entry)
-            stored = true
+            mode = .stored
         }
     }
 }

@@ -3,87 +3,97 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
-/// Applies the cache index's changes on its own thread, many per transaction, and runs each
-/// `afterCommit` job once the changes queued before it are committed.
+/// Applies the cache index's changes on its own thread, many per transaction, and says how far
+/// the committed changes reach.
 ///
 /// A commit appends whole pages to the WAL: one per item cost as much as the item's SQL itself.
 /// The writer waits up to `linger` after the first change of a batch for more to come, then
-/// commits them together. Results wait for the commit of their changes, so whatever was reported
-/// is in the index even if the process is killed the next moment.
+/// commits them together. Every change gets a number (`enqueue` returns it); after each commit
+/// `onCommitted` is told the highest number committed (or failed), so whoever waits for a change
+/// to be durable (the output stage's result delivery) knows when it is. The writer runs no one
+/// else's code but that signal: a slow stdout never holds up a commit.
 ///
-/// Owns its thread; `queue` is guarded by `condition` (a `ConditionLock`), and `statements` are
-/// used on the writer thread only. Hence `@unchecked Sendable`. Jobs run on the writer thread: a
-/// slow one delays the next commit.
+/// Owns its thread; the queue and the counters are guarded by `condition` (a `ConditionLock`),
+/// and `statements` are used on the writer thread only. Hence `@unchecked Sendable`.
 final class CacheWriter: @unchecked Sendable {
     typealias Change = @Sendable (CacheStatements) throws(SQLiteError) -> Void
 
-    private enum Item {
-        case change(Change)
-        case afterCommit(@Sendable () -> Void)
-    }
-
     private let statements: CacheStatements
     private let onError: @Sendable (SQLiteError) -> Void
+    private let onCommitted: @Sendable (UInt64) -> Void
     private let condition = ConditionLock()
-    private var queue: [Item] = []
+    private var queue: [Change] = []
+    /// The number of the last change enqueued, and of the last one committed (or failed).
+    private var enqueued: UInt64 = 0
+    private var committed: UInt64 = 0
     private var closing = false
     private let stopped = DispatchSemaphore(value: 0)
-    /// The writer thread, once it runs: `close()` called from a job on it must not wait for itself.
-    private let writerThread = Mutex<pthread_t?>(nil)
     /// How long a batch stays open for more changes.
     static let linger = 0.005
     /// A batch this long is committed without lingering further.
     static let batchLimit = 256
 
-    init(statements: CacheStatements, onError: @escaping @Sendable (SQLiteError) -> Void) {
+    init(statements: CacheStatements, onError: @escaping @Sendable (SQLiteError) -> Void,
+         onCommitted: @escaping @Sendable (UInt64) -> Void) {
         self.statements = statements
         self.onError = onError
+        self.onCommitted = onCommitted
         startThread(name: "imgfetch.cache") { [self] in
-            writerThread.withLock { $0 = pthread_self() }
             run()
             stopped.signal()
         }
     }
 
-    func enqueue(_ change: @escaping Change) {
-        append(.change(change))
+    /// Queues `change`; returns its number.
+    @discardableResult
+    func enqueue(_ change: @escaping Change) -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        queue.append(change)
+        enqueued += 1
+        // The writer waits for a first change, then lingers until the batch is full or its time
+        // is up: waking it for every change in between would cost a context switch per change.
+        if queue.count == 1 || queue.count == Self.batchLimit { condition.broadcast() }
+        return enqueued
     }
 
-    /// Runs `job` on the writer thread once every change enqueued before it is committed (or failed).
-    func afterCommit(_ job: @escaping @Sendable () -> Void) {
-        append(.afterCommit(job))
+    /// The number of the last change enqueued so far (0 before the first): once it is committed,
+    /// so is every change enqueued before this call.
+    var lastEnqueued: UInt64 { condition.withLock { enqueued } }
+
+    /// Waits until every change enqueued before this call is committed (or failed).
+    func waitForCommit() {
+        condition.lock()
+        let target = enqueued
+        while committed < target { condition.wait() }
+        condition.unlock()
     }
 
-    /// Commits what is queued, runs the jobs waiting on it, and stops the thread.
+    /// Commits what is queued and stops the thread.
     func close() {
         condition.lock()
         let wasClosing = closing
         closing = true
-        condition.signal()
+        condition.broadcast()
         condition.unlock()
-        // From a job on the writer thread (a caller dropping the last reference to its downloader
-        // in a completion handler), the loop ends by itself once the job returns.
-        let onWriterThread = writerThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-        if !wasClosing && !onWriterThread { stopped.wait() }
-    }
-
-    private func append(_ item: Item) {
-        condition.lock()
-        queue.append(item)
-        // The writer waits for a first item, then lingers until the batch is full or its time is
-        // up: waking it for every item in between would cost a context switch per item.
-        if queue.count == 1 || queue.count == Self.batchLimit { condition.signal() }
-        condition.unlock()
+        if !wasClosing { stopped.wait() }
     }
 
     private func run() {
-        while let batch = nextBatch() {
+        while let (batch, last) = nextBatch() {
             commit(batch)
+            condition.lock()
+            committed = last
+            // Threads in `waitForCommit` wait on the same condition as the writer.
+            condition.broadcast()
+            condition.unlock()
+            onCommitted(last)
         }
     }
 
-    /// The next batch, after lingering for more; nil once closed and drained.
-    private func nextBatch() -> [Item]? {
+    /// The next batch and the number of its last change, after lingering for more; nil once
+    /// closed and drained.
+    private func nextBatch() -> ([Change], UInt64)? {
         condition.lock()
         defer { condition.unlock() }
         while queue.isEmpty && !closing { condition.wait() }
@@ -91,35 +101,26 @@ final class CacheWriter: @unchecked Sendable {
         let deadline = ConditionLock.Deadline(secondsFromNow: Self.linger)
         while queue.count < Self.batchLimit && !closing && condition.wait(until: deadline) {}
         defer { queue.removeAll(keepingCapacity: true) }
-        return queue
+        return (queue, enqueued)
     }
 
-    private func commit(_ batch: [Item]) {
-        let changes = batch.compactMap { item -> Change? in
-            if case .change(let change) = item { return change }
-            return nil
-        }
-        if !changes.isEmpty {
-            do throws(SQLiteError) {
-                try statements.database.transaction { () throws(SQLiteError) in
-                    for change in changes {
-                        // A change that fails is undone alone; the others of the batch still land.
-                        do throws(SQLiteError) {
-                            try statements.database.execute("SAVEPOINT change")
-                            try change(statements)
-                            try statements.database.execute("RELEASE change")
-                        } catch {
-                            onError(error)
-                            try statements.database.execute("ROLLBACK TO change; RELEASE change")
-                        }
+    private func commit(_ changes: [Change]) {
+        do throws(SQLiteError) {
+            try statements.database.transaction { () throws(SQLiteError) in
+                for change in changes {
+                    // A change that fails is undone alone; the others of the batch still land.
+                    do throws(SQLiteError) {
+                        try statements.database.execute("SAVEPOINT change")
+                        try change(statements)
+                        try statements.database.execute("RELEASE change")
+                    } catch {
+                        onError(error)
+                        try statements.database.execute("ROLLBACK TO change; RELEASE change")
                     }
                 }
-            } catch {
-                onError(error)
             }
-        }
-        for item in batch {
-            if case .afterCommit(let job) = item { job() }
+        } catch {
+            onError(error)
         }
     }
 }

@@ -21,8 +21,14 @@ public struct ResponseCacheHeaders: Sendable, Equatable {
         self.pragma = pragma
     }
 
-    /// Takes one header field if it is one of these; returns false for any other field.
-    mutating func receive(name: String, value: String) -> Bool {
+    /// The caching fields among a response's header fields.
+    init(fields: [HeaderField]) {
+        self.init()
+        for field in fields { receive(name: field.name, value: field.value) }
+    }
+
+    /// Takes one header field if it is one of these, and ignores any other.
+    mutating func receive(name: String, value: String) {
         switch name {
         case "etag": etag = value
         case "last-modified": lastModified = value
@@ -31,9 +37,8 @@ public struct ResponseCacheHeaders: Sendable, Equatable {
         case "cache-control": cacheControl = cacheControl.map { "\($0), \(value)" } ?? value
         case "expires": expires = value
         case "pragma": pragma = value
-        default: return false
+        default: break
         }
-        return true
     }
 
     /// These headers updated by a 304's (RFC 9111 §4.3.4): each field the 304 carries replaces the

@@ -14,11 +14,11 @@ final class DecodeStage: Sendable {
 
     /// Most bytes that large decodes (progressive JPEGs above all) hold at once: one 12-megapixel
     /// progressive JPEG (36 MB) at a time, or a few smaller ones together.
-    static let defaultMemoryBudget = 32 << 20
+    static let defaultDecodeMemory = 32 << 20
     /// Decodes estimated at this or less stream a few rows and never wait for the budget.
     static let exemptDecodeMemory = 2 << 20
 
-    init(configuration: DownloaderConfiguration, tempFiles: TempFileDirectory, memoryBudget: Int = defaultMemoryBudget) {
+    init(configuration: DownloaderConfiguration, tempFiles: TempFileDirectory, memoryBudget: Int = defaultDecodeMemory) {
         pool = WorkerPool(threads: configuration.effectiveDecodeThreads, name: "imgfetch.decode")
         self.configuration = configuration
         self.tempFiles = tempFiles
@@ -32,7 +32,7 @@ final class DecodeStage: Sendable {
 
     /// What a body is and what to save for it, or why it is rejected. A body to be saved as it is
     /// has its temp file complete on disk afterwards (it is decoded from memory when small).
-    func prepare(_ body: FetchedBody) -> Result<PreparedOutput, DownloadError> {
+    func prepare(_ body: ReceivedBody) -> Result<PreparedOutput, DownloadError> {
         let format: ImageFormat
         switch ImageSniffer.sniff(body.head) {
         case .image(let sniffed): format = sniffed
@@ -70,7 +70,7 @@ final class DecodeStage: Sendable {
     }
 
     /// Decodes the body into a new temp file of pixels; the body itself is never written out.
-    private func convert(_ body: FetchedBody, format: ImageFormat, to pixelFormat: PixelFormat) -> Result<PreparedOutput, DownloadError> {
+    private func convert(_ body: ReceivedBody, format: ImageFormat, to pixelFormat: PixelFormat) -> Result<PreparedOutput, DownloadError> {
         let output: TempFile
         do {
             output = try tempFiles.create()
@@ -79,7 +79,7 @@ final class DecodeStage: Sendable {
         }
         let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: configuration.maxDimension,
                                          output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory,
-                                         memoryBudget: ImageCodec.defaultMemoryBudget)
+                                         memoryBudget: ImageCodec.defaultPixelMemory)
         return body.tempFile.withContents {
             ImageCodec.convert($0, format: format, conversion: conversion, limits: configuration.decodeLimits, budget: memory)
         }

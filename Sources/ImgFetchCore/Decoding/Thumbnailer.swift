@@ -33,7 +33,7 @@ public final class Thumbnailer: Sendable {
     public let maxDimension: Int
     private let limits: DecodeLimits
     private let tempFiles: TempFileDirectory
-    private let memory = DecodeMemoryBudget(limit: DecodeStage.defaultMemoryBudget, exempt: DecodeStage.exemptDecodeMemory)
+    private let memory = DecodeMemoryBudget(limit: DecodeStage.defaultDecodeMemory, exempt: DecodeStage.exemptDecodeMemory)
 
     /// Creates `directory` (and its parent) when missing, and removes temp files that killed runs left there.
     public init(directory: String, maxDimension: Int = defaultMaxDimension, limits: DecodeLimits = DecodeLimits()) throws(DownloadError) {
@@ -94,7 +94,7 @@ public final class Thumbnailer: Sendable {
     private func make(from source: Int32, format: ImageFormat, named hash: String) throws(DownloadError) -> Thumbnail {
         let output = try tempFiles.create()
         var conversion = ImageConversion(pixelFormat: .png, maxDimension: maxDimension, output: output.writeDescriptor,
-                                         scratchDirectory: directory, memoryBudget: ImageCodec.defaultMemoryBudget)
+                                         scratchDirectory: directory, memoryBudget: ImageCodec.defaultPixelMemory)
         conversion.purpose = .preview
         let converted = try ImageCodec.convert(.descriptor(source), format: format, conversion: conversion, limits: limits,
                                                budget: memory).get()

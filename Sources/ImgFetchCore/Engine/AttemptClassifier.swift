@@ -18,7 +18,7 @@ enum AttemptClassifier {
     static func classify(_ transfer: Transfer, code: CURLcode, handle: OpaquePointer,
                          configuration: DownloaderConfiguration) -> AttemptDecision {
         if let abortError = transfer.abortError { return .failed(abortError) }
-        var status = transfer.status
+        var status = transfer.response.status
         if status == 0 {
             var code = 0
             CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
@@ -91,7 +91,7 @@ enum AttemptClassifier {
             return DownloadError(.network, "could not connect: \(detail)")
         case CURLE_GOT_NOTHING:
             return DownloadError(.network, "empty reply from server")
-        case CURLE_PARTIAL_FILE where transfer.isChunked:
+        case CURLE_PARTIAL_FILE where transfer.response.isChunked:
             return DownloadError(.network, "chunked body cut off: the connection closed before the last chunk")
         case CURLE_PARTIAL_FILE:
             return DownloadError(.network, "body shorter than announced (connection closed early): \(detail)")
@@ -104,15 +104,15 @@ enum AttemptClassifier {
         case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):
             // No status line at all: libcurl takes the bytes for an HTTP/0.9 reply and refuses them.
             return DownloadError(.network, "invalid HTTP response: no valid status line")
-        case CURLE_UNSUPPORTED_PROTOCOL where transfer.status == 0, CURLE_WEIRD_SERVER_REPLY where transfer.status == 0:
+        case CURLE_UNSUPPORTED_PROTOCOL where transfer.response.status == 0, CURLE_WEIRD_SERVER_REPLY where transfer.response.status == 0:
             // libcurl refuses the status line ("Unsupported HTTP version", "Unsupported response code")
             // before the header callback sees it, so no status was recorded.
             return DownloadError(.network, "invalid HTTP response: malformed status line (\(detail))")
         case CURLE_WEIRD_SERVER_REPLY where detail.hasPrefix("Invalid Content-Length"):
-            return Transfer.invalidContentLength
+            return ResponseHead.invalidContentLength
         case CURLE_WEIRD_SERVER_REPLY:
             return DownloadError(.network, "invalid HTTP response: \(detail)")
-        case CURLE_OUT_OF_MEMORY where !transfer.headersComplete:
+        case CURLE_OUT_OF_MEMORY where !transfer.response.isComplete:
             // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KiB) with this code.
             return DownloadError(.network, "response headers too large (libcurl accepts at most 100 KiB per header line)")
         case CURLE_PEER_FAILED_VERIFICATION:
@@ -131,7 +131,7 @@ enum AttemptClassifier {
             // The resolver did not answer within --connect-timeout: a DNS failure that a retry may cure.
             return DownloadError(.dns, "could not resolve host \(transfer.currentURL.host): \(detail)")
         }
-        if detail.contains("too slow") && transfer.status == 0 {
+        if detail.contains("too slow") && transfer.response.status == 0 {
             // Connected, but no response header arrived: a server that accepts and never answers.
             return DownloadError(.timeout, "timed out: no response for \(seconds) s (--timeout)")
         } else if detail.contains("too slow") {

@@ -118,13 +118,13 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_string(handle, CURLOPT_USERPWD, transfer.leftOrigin ? nil : configuration.credentials)
     }
 
-    /// The -H headers (unless the transfer left its origin), plus its validators when this hop is
-    /// the URL the cached response came from.
+    /// The -H headers (unless the transfer left its origin), plus the request's conditional
+    /// headers when this hop is their URL.
     private func requestHeaders(for transfer: Transfer) -> UnsafeMutablePointer<curl_slist>? {
         guard transfer.isConditional else { return transfer.leftOrigin ? nil : headerList }
         curl_slist_free_all(transfer.conditionalHeaderList)
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in (transfer.leftOrigin ? [] : configuration.headers) + transfer.validators {
+        for header in (transfer.leftOrigin ? [] : configuration.headers) + transfer.request.conditionalHeaders {
             list = curl_slist_append(list, header)
         }
         transfer.conditionalHeaderList = list

@@ -160,7 +160,7 @@ final class Engine: @unchecked Sendable {
         }
         transfer.resetAttempt()
         transfer.protocolLog = protocolLog
-        transfer.heldBodyBudget = heldBodyBudget
+        transfer.body.heldBodyBudget = heldBodyBudget
         transfer.requestTime = Date().timeIntervalSince1970
         let handle = idleHandles.popLast() ?? options.makeHandle()
         options.configure(handle, for: transfer)
@@ -187,30 +187,17 @@ final class Engine: @unchecked Sendable {
 
         switch decision {
         case .fetched:
-            let tempFile: TempFile
+            let body: ReceivedBody
             do {
-                // An empty body never reached the write callback, which creates the file.
-                tempFile = try transfer.openTempFile()
+                body = try transfer.body.finish()
             } catch {
                 fail(transfer, error)
                 return
             }
-            tempFile.finishWriting()
-            transfer.reportFinalProgress()
-            transfer.tempFile = nil
-            var body = FetchedBody(tempFile: tempFile, bytes: transfer.bytes, head: transfer.head,
-                                   httpStatus: transfer.status, attempts: transfer.attempts)
-            body.httpVersion = transfer.httpVersion
-            body.cacheHeaders = transfer.cacheHeaders
-            body.requestTime = transfer.requestTime
-            body.responseTime = Date().timeIntervalSince1970
-            body.contentHash = transfer.bodyHasher?.finish()
-            body.finalURL = transfer.currentURL.normalized
-            finish(transfer, .fetched(body))
+            transfer.progress.reportFinal(bytes: body.bytes)
+            finish(transfer, .fetched(body, transfer.responseMetadata()))
         case .notModified:
-            finish(transfer, .notModified(CacheRevalidation(cacheHeaders: transfer.cacheHeaders, requestTime: transfer.requestTime,
-                                                            responseTime: Date().timeIntervalSince1970,
-                                                            attempts: transfer.attempts, httpVersion: transfer.httpVersion)))
+            finish(transfer, .notModified(transfer.responseMetadata()))
         case .redirect(let target):
             transfer.redirects += 1
             if target.origin != transfer.url.origin { transfer.leftOrigin = true }
@@ -219,14 +206,14 @@ final class Engine: @unchecked Sendable {
             scheduler.enqueue(transfer, startAt: 0)
         case .retry(let error):
             let now = Date().timeIntervalSince1970
-            guard let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.retryAfter,
+            guard let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.response.retryAfter,
                                                               now: now, random: Double.random(in: 0..<1)) else {
                 fail(transfer, error)
                 return
             }
             // The next attempt makes a new temp file at its first byte: a waiting retry holds no
             // descriptor and none of the held-body budget, however many wait.
-            transfer.tempFile = nil
+            transfer.body.tempFile = nil
             scheduler.enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
         case .failed(let error):
             fail(transfer, error)
@@ -260,17 +247,18 @@ final class Engine: @unchecked Sendable {
             idleHandles.append(handle)
             scheduler.didStop(hostKey: transfer.hostKey)
         }
-        finish(transfer, .failed(DownloadError(.cancelled, "cancelled"), attempts: transfer.attempts, httpStatus: nil))
+        finish(transfer, .failed(.cancelled, attempts: transfer.attempts, httpStatus: nil))
     }
 
     /// Ends `transfer` with `error`, with the status and protocol of its last response, if any.
     private func fail(_ transfer: Transfer, _ error: DownloadError) {
-        finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.statusIfAny, httpVersion: transfer.httpVersion))
+        finish(transfer, .failed(error, attempts: transfer.attempts, httpStatus: transfer.response.statusIfAny,
+                                 httpVersion: transfer.response.httpVersion))
     }
 
     private func finish(_ transfer: Transfer, _ outcome: TransferOutcome) {
         transfer.isFinished = true
-        transfer.tempFile = nil
+        transfer.body.tempFile = nil
         unreleased.add(1, ordering: .relaxed)
         transfer.onFinish(outcome)
     }

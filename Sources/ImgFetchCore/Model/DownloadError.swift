@@ -37,5 +37,8 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         self.message = message
     }
 
+    /// The error of an item or transfer that was cancelled (Ctrl-C, `cancelAll`, a token).
+    public static let cancelled = DownloadError(.cancelled, "cancelled")
+
     public var description: String { message }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Puts outputs under their final names in the output directory: the one place that decides how
 /// a body reaches a name and whether a file already there may be replaced.
 ///
@@ -46,5 +48,21 @@ struct OutputPlacer: Sendable {
         case .file(let sourcePath):
             return try tempFiles.copy(of: sourcePath).commit(to: target, overwrite: overwrite)
         }
+    }
+}
+
+extension OutputPlacer {
+    /// The stamp of the regular file `name` in the output directory; nil when there is none (a
+    /// symlink or directory planted there is not an indexed file).
+    func stamp(of name: String) -> FileStamp? {
+        var info = stat()
+        guard lstat(path(of: name), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileStamp(size: Int64(info.st_size), inode: UInt64(info.st_ino),
+                         modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// Whether the file `name` is one of `entry`'s files, unchanged since it was indexed.
+    func holds(_ entry: CacheEntry, as name: String) -> Bool {
+        entry.files.contains { $0.name == name && $0.matches(stamp(of: name)) }
     }
 }

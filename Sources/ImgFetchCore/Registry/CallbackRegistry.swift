@@ -63,13 +63,13 @@ final class CallbackRegistry: @unchecked Sendable {
         queue.sync(flags: .barrier) {
             if let entry = entries[key] {
                 entries[key]!.subscribers.append(subscriber)
-                if subscriber.progress != nil { entry.transfer.progressWanted.store(true, ordering: .relaxed) }
+                if subscriber.progress != nil { entry.transfer.progress.wanted.store(true, ordering: .relaxed) }
                 return .joined
             }
             if let item = finished[key] { return .finished(item) }
             guard let transfer = makeTransfer() else { return .declined }
             entries[key] = Entry(transfer: transfer, subscribers: [subscriber])
-            if subscriber.progress != nil { transfer.progressWanted.store(true, ordering: .relaxed) }
+            if subscriber.progress != nil { transfer.progress.wanted.store(true, ordering: .relaxed) }
             return .created(transfer)
         }
     }
@@ -82,13 +82,13 @@ final class CallbackRegistry: @unchecked Sendable {
         }
     }
 
-    /// Ends `key`'s transfer: when `isServed` holds for every subscriber, removes the entry, records
+    /// Ends `key`'s transfer: when `isPlaced` holds for every subscriber, removes the entry, records
     /// `item` (if any) for later subscribers of the URL, and returns the subscribers. Otherwise returns the
     /// unserved ones and keeps the entry, so a subscriber arriving meanwhile is never lost.
-    func complete(key: String, transferID: Int, item: FinishedItem?, isServed: (Subscriber) -> Bool) -> Completion {
+    func complete(key: String, transferID: Int, item: FinishedItem?, isPlaced: (Subscriber) -> Bool) -> Completion {
         queue.sync(flags: .barrier) {
             guard let entry = entries[key], entry.transfer.id == transferID else { return .done([]) }
-            let unserved = entry.subscribers.filter { !isServed($0) }
+            let unserved = entry.subscribers.filter { !isPlaced($0) }
             guard unserved.isEmpty else { return .morePending(unserved) }
             entries[key] = nil
             if let item, finished.updateValue(item, forKey: key) == nil {

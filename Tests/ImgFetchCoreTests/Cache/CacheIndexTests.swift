@@ -163,32 +163,53 @@ final class CacheIndexTests: XCTestCase {
     }
 }
 
-/// `CacheWriter`: a job queued after a change runs only once the change is visible to another connection.
+/// `CacheWriter`: a commit is announced only once its changes are visible to another connection.
 final class CacheWriterTests: XCTestCase {
-    func testAfterCommitJobsSeeTheirChangesCommitted() throws {
+    func testACommitIsAnnouncedOnlyOnceItsChangesAreVisible() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let index = try CacheIndex(directory: scratch.path) { _ in }
-        let observer = try Observer(path: scratch.path + "/.imgfetch/index.sqlite")
-        let seen = LockedState<[Int64]>([])
+        let path = scratch.path + "/.imgfetch/index.sqlite"
+        let observer = LockedState<Observer?>(nil)
+        let seen = LockedState<[(ticket: UInt64, rows: Int64)]>([])
+        let index = try CacheIndex(directory: scratch.path, warn: { _ in }) { ticket in
+            let rows = observer.withLock { $0?.rows() } ?? 0
+            seen.withLock { $0.append((ticket, rows)) }
+        }
+        observer.withLock { $0 = try? Observer(path: path) }
+        var tickets: [UInt64] = []
         for number in 0..<200 {
             index.store(CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
                                    headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
                                    bodySize: 1, contentHash: "h", files: []))
-            if number % 20 == 19 {
-                index.afterCommit { seen.withLock { $0.append(observer.rows()) } }
-            }
+            tickets.append(index.commitTicket)
         }
+        XCTAssertEqual(tickets, Array(1...200), "every change gets the next number")
         index.close()
-        XCTAssertEqual(seen.withLock { $0 }.count, 10)
-        for (offset, rows) in seen.withLock({ $0 }).enumerated() {
-            XCTAssertGreaterThanOrEqual(rows, Int64(20 * (offset + 1)), "a job ran before the changes queued ahead of it were committed")
+        let announced = seen.withLock { $0 }
+        XCTAssertEqual(announced.last?.ticket, 200, "closing commits and announces every change")
+        for (ticket, rows) in announced {
+            XCTAssertGreaterThanOrEqual(rows, Int64(ticket), "commit \(ticket) was announced before its changes were visible")
         }
+    }
+
+    func testFlushWaitsForTheCommit() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let index = try CacheIndex(directory: scratch.path) { _ in }
+        let observer = try Observer(path: scratch.path + "/.imgfetch/index.sqlite")
+        for number in 0..<50 {
+            index.store(CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
+                                   headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
+                                   bodySize: 1, contentHash: "h", files: []))
+        }
+        index.flush()
+        XCTAssertEqual(observer.rows(), 50)
+        index.close()
     }
 }
 
-/// A second connection that counts the entries; used by the writer thread's jobs only, one at a
-/// time, hence `@unchecked Sendable`.
+/// A second connection that counts the entries; used by one thread at a time (the writer thread
+/// in its commit announcements, or the test's own), hence `@unchecked Sendable`.
 private final class Observer: @unchecked Sendable {
     private let database: SQLiteDatabase
     private let count: SQLiteStatement

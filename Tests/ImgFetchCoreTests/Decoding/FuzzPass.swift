@@ -73,7 +73,7 @@ struct FuzzPass: Sendable {
 
         let pixelFormat: PixelFormat = [.ppm, .ppm, .pam, .png][index % 4]
         let maxDimension = [nil, nil, 9, 30][index / 4 % 4]
-        let memoryBudget = index / 16 % 2 == 0 ? ImageCodec.defaultMemoryBudget : 0  // 0: every raster on disk
+        let memoryBudget = index / 16 % 2 == 0 ? ImageCodec.defaultPixelMemory : 0  // 0: every raster on disk
         if ftruncate(output, 0) != 0 || lseek(output, 0, SEEK_SET) != 0 { problems.append("\(label): cannot reset the output") }
         let converted = ImageCodec.convert(path: path, format: fixture.format, to: pixelFormat, maxDimension: maxDimension,
                                            limits: Self.limits, output: output, scratchDirectory: directory, memoryBudget: memoryBudget)

@@ -98,7 +98,7 @@ extension CodecTestCase {
     /// Converts the file at `path` to `pixelFormat` within the cost bounds; returns the result and
     /// the size of what was written.
     func convertBounded(path: String, _ format: ImageFormat, to pixelFormat: PixelFormat = .ppm, limits: DecodeLimits = DecodeLimits(),
-                        memoryBudget: Int = ImageCodec.defaultMemoryBudget, _ label: String, seconds: Double = 3, megabytes: Int = 16,
+                        memoryBudget: Int = ImageCodec.defaultPixelMemory, _ label: String, seconds: Double = 3, megabytes: Int = 16,
                         file: StaticString = #filePath, line: UInt = #line) -> (Result<ConvertedImage, DownloadError>, written: Int) {
         let outputPath = directory + "/hostile-output.\(pixelFormat.rawValue)"
         let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -118,7 +118,7 @@ extension CodecTestCase {
 
     /// `convertBounded(path:…)` for bytes written to a file first.
     func convertBounded(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat = .ppm, limits: DecodeLimits = DecodeLimits(),
-                        memoryBudget: Int = ImageCodec.defaultMemoryBudget, _ label: String, seconds: Double = 3, megabytes: Int = 16,
+                        memoryBudget: Int = ImageCodec.defaultPixelMemory, _ label: String, seconds: Double = 3, megabytes: Int = 16,
                         file: StaticString = #filePath, line: UInt = #line) throws -> (Result<ConvertedImage, DownloadError>, written: Int) {
         let path = try write(bytes, name: "hostile.\(format.rawValue)")
         return convertBounded(path: path, format, to: pixelFormat, limits: limits, memoryBudget: memoryBudget, label,

@@ -81,7 +81,7 @@ final class JPEGConvertTests: CodecTestCase {
         for orientation in 1...8 {
             let bytes = try jpeg(Fixtures.jpegOptions(orientation: Int32(orientation)))
             let reference = try Fixtures.referenceDecode(bytes).oriented(orientation)
-            for budget in [ImageCodec.defaultMemoryBudget, 0] {
+            for budget in [ImageCodec.defaultPixelMemory, 0] {
                 let (converted, image) = try convertedImage(bytes, .jpeg, to: .ppm, memoryBudget: budget)
                 XCTAssertEqual(converted.source.orientation, orientation)
                 XCTAssertEqual([converted.width, converted.height], orientation >= 5 ? [height, width] : [width, height])

@@ -6,7 +6,7 @@ final class PNGConvertTests: CodecTestCase {
         (.gray, [1, 2, 4, 8, 16]), (.grayAlpha, [8, 16]), (.rgb, [8, 16]), (.rgba, [8, 16]), (.palette, [1, 2, 4, 8]),
     ]
 
-    private func assertConverts(_ sample: PNGSample, to format: PixelFormat = .pam, memoryBudget: Int = ImageCodec.defaultMemoryBudget,
+    private func assertConverts(_ sample: PNGSample, to format: PixelFormat = .pam, memoryBudget: Int = ImageCodec.defaultPixelMemory,
                                 orientation: Int = 0, _ label: String = "", file: StaticString = #filePath, line: UInt = #line) throws {
         let (converted, image) = try convertedImage(try sample.encoded(orientation: orientation), .png, to: format,
                                                     memoryBudget: memoryBudget, file: file, line: line)

@@ -19,7 +19,7 @@ final class ProgressThrottleTests: XCTestCase {
     func testWithinTheIntervalOnlyTheFirstAndTheFinalEventPass() throws {
         let (transfer, events) = try makeTransfer(interval: oneHour, contentLength: 100_000)
         feed(transfer, chunks: 1_000, size: 100)
-        transfer.reportFinalProgress()
+        transfer.progress.reportFinal(bytes: transfer.body.bytes)
         XCTAssertEqual(events.all, [Event(received: 100, expected: 100_000), Event(received: 100_000, expected: 100_000)],
                        "1,000 chunks within one interval must give the first event and the final one")
     }
@@ -36,33 +36,33 @@ final class ProgressThrottleTests: XCTestCase {
     func testTheFinalEventIsAlwaysDelivered() throws {
         let (transfer, events) = try makeTransfer(interval: oneHour, contentLength: nil)
         feed(transfer, chunks: 50, size: 10)
-        transfer.reportFinalProgress()
+        transfer.progress.reportFinal(bytes: transfer.body.bytes)
         XCTAssertLessThanOrEqual(events.all.count, 2)
         XCTAssertEqual(events.all.last, Event(received: 500, expected: 500), "the final event reports the complete size")
     }
 
     func testNothingIsReportedWhileNoCallerWantsProgress() throws {
         let (transfer, events) = try makeTransfer(interval: 0, contentLength: nil)
-        transfer.progressWanted.store(false, ordering: .relaxed)
+        transfer.progress.wanted.store(false, ordering: .relaxed)
         feed(transfer, chunks: 5, size: 10)
-        transfer.reportFinalProgress()
+        transfer.progress.reportFinal(bytes: transfer.body.bytes)
         XCTAssertEqual(events.all, [])
     }
 
     func testWithoutAnIntervalEveryChunkIsReported() throws {
         let (transfer, events) = try makeTransfer(interval: 0, contentLength: nil)
         feed(transfer, chunks: 20, size: 10)
-        transfer.reportFinalProgress()
+        transfer.progress.reportFinal(bytes: transfer.body.bytes)
         XCTAssertEqual(events.all.map(\.received), Array(stride(from: 10, through: 200, by: 10)) + [200])
         XCTAssertEqual(events.all.dropLast().map(\.expected), Array(repeating: nil, count: 20))
     }
 
     func testErrorBodiesReportNoProgress() throws {
         let (transfer, events) = try makeTransfer(interval: 0, contentLength: nil)
-        transfer.status = 404
+        transfer.response.status = 404
         feed(transfer, chunks: 5, size: 10)
         XCTAssertEqual(events.all, [])
-        XCTAssertEqual(transfer.bytes, 0)
+        XCTAssertEqual(transfer.body.bytes, 0)
     }
 
     // MARK: - Helpers
@@ -83,13 +83,13 @@ final class ProgressThrottleTests: XCTestCase {
     private func makeTransfer(interval: UInt64, contentLength: Int64?) throws -> (Transfer, EventLog) {
         let transfer = Transfer(id: 1, url: try ParsedURL("http://example.com/a.jpg"), directory: TempFileDirectory(path: directory.path),
                                 maxSize: 1 << 30, onFinish: { _ in })
-        transfer.tempFile = try TempFile.create(in: directory.path)
-        transfer.status = 200
-        transfer.contentLength = contentLength
-        transfer.progressInterval = interval
+        transfer.body.tempFile = try TempFile.create(in: directory.path)
+        transfer.response.status = 200
+        transfer.response.contentLength = contentLength
+        transfer.progress.interval = interval
         let events = EventLog()
-        transfer.onProgress = { events.append(Event(received: $0, expected: $1)) }
-        transfer.progressWanted.store(true, ordering: .relaxed)
+        transfer.progress.handler = { events.append(Event(received: $0, expected: $1)) }
+        transfer.progress.wanted.store(true, ordering: .relaxed)
         return (transfer, events)
     }
 

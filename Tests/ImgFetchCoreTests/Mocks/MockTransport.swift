@@ -24,9 +24,9 @@ final class MockTransport: DownloadTransport {
 
     func submit(_ transfer: Transfer) {
         // Like the engine, a transfer gets its temp file when it starts; cancelling it removes the file.
-        let tempFile = try? transfer.directory.create()
+        let tempFile = try? transfer.body.directory.create()
         state.withLock { state in
-            transfer.tempFile = tempFile
+            transfer.body.tempFile = tempFile
             transfer.attempts = 1
             state.submitted.append(transfer)
         }
@@ -37,7 +37,7 @@ final class MockTransport: DownloadTransport {
             state.cancelled.append(transfer)
             guard claim(transfer, in: &state) else { return false }
             transfer.isCancelled = true
-            transfer.tempFile = nil
+            transfer.body.tempFile = nil
             return true
         }
         guard claimed else { return }
@@ -107,21 +107,29 @@ final class MockTransport: DownloadTransport {
     func finish(_ transfer: Transfer, body: Data, httpStatus: Int = 200) -> Bool {
         let claimed = state.withLock { state -> (TempFile?, Int)? in
             guard claim(transfer, in: &state) else { return nil }
-            defer { transfer.tempFile = nil }
-            return (transfer.tempFile, transfer.attempts)
+            defer { transfer.body.tempFile = nil }
+            return (transfer.body.tempFile, transfer.attempts)
         }
         guard let (existing, attempts) = claimed else { return false }
         let outcome: TransferOutcome
         do throws(DownloadError) {
             let tempFile: TempFile
-            if let existing { tempFile = existing } else { tempFile = try transfer.directory.create() }
+            if let existing { tempFile = existing } else { tempFile = try transfer.body.directory.create() }
             if let code = body.withUnsafeBytes({ tempFile.write($0) }) {
                 throw DownloadError(.filesystem, "mock cannot write \(tempFile.displayPath): \(Errno.describe(code))")
             }
             tempFile.finishWriting()
-            outcome = .fetched(FetchedBody(tempFile: tempFile, bytes: Int64(body.count),
-                                           head: Array(body.prefix(ImageSniffer.headLength)),
-                                           httpStatus: httpStatus, attempts: attempts))
+            let now = Date().timeIntervalSince1970
+            // Like the engine, the body is hashed when the request asks for it (an index is kept).
+            let sha256 = transfer.request.digestsBody ? body.withUnsafeBytes { bytes in
+                let hasher = SHA256Hasher()
+                hasher.update(bytes)
+                return hasher.finish()
+            } : nil
+            outcome = .fetched(ReceivedBody(tempFile: tempFile, bytes: Int64(body.count), head: Array(body.prefix(ImageSniffer.headLength)),
+                                            sha256: sha256),
+                               ResponseMetadata(status: httpStatus, httpVersion: nil, headers: [], requestTime: now, responseTime: now,
+                                                attempts: attempts, finalURL: transfer.url.normalized))
         } catch {
             outcome = .failed(error, attempts: attempts, httpStatus: nil)
         }
@@ -134,7 +142,7 @@ final class MockTransport: DownloadTransport {
     func fail(_ transfer: Transfer, _ error: DownloadError, httpStatus: Int? = nil) -> Bool {
         let attempts = state.withLock { state -> Int? in
             guard claim(transfer, in: &state) else { return nil }
-            transfer.tempFile = nil
+            transfer.body.tempFile = nil
             return transfer.attempts
         }
         guard let attempts else { return false }
@@ -144,8 +152,8 @@ final class MockTransport: DownloadTransport {
 
     /// Reports progress as the engine's write callback would (the transfer's throttle is bypassed).
     func progress(_ transfer: Transfer, received: Int64, expected: Int64?) {
-        let handler = state.withLock { _ in transfer.onProgress }
-        guard transfer.progressWanted.load(ordering: .relaxed) else { return }
+        let handler = state.withLock { _ in transfer.progress.handler }
+        guard transfer.progress.wanted.load(ordering: .relaxed) else { return }
         handler?(received, expected)
     }
 

@@ -76,7 +76,7 @@ final class CallbackRegistryTests: XCTestCase {
         let transfer = try makeTransfer()
         let ids = [7, 3, 9]
         for id in ids { _ = registry.subscribe(key: key, makeSubscriber(id: id), makeTransfer: { transfer }) }
-        guard case .done(let subscribers) = registry.complete(key: key, transferID: transfer.id, item: item(), isServed: { _ in true }) else {
+        guard case .done(let subscribers) = registry.complete(key: key, transferID: transfer.id, item: item(), isPlaced: { _ in true }) else {
             return XCTFail("complete with every subscriber served should be done")
         }
         XCTAssertEqual(subscribers.map(\.id), ids)
@@ -87,7 +87,7 @@ final class CallbackRegistryTests: XCTestCase {
         let registry = CallbackRegistry()
         let transfer = try makeTransfer()
         _ = registry.subscribe(key: key, makeSubscriber(), makeTransfer: { transfer })
-        _ = registry.complete(key: key, transferID: transfer.id, item: item(path: "/out/a.jpg"), isServed: { _ in true })
+        _ = registry.complete(key: key, transferID: transfer.id, item: item(path: "/out/a.jpg"), isPlaced: { _ in true })
         var made = false
         guard case .finished(let finished) = registry.subscribe(key: key, makeSubscriber(), makeTransfer: { made = true; return transfer }) else {
             return XCTFail("a URL finished in this run should be served from its result")
@@ -105,7 +105,7 @@ final class CallbackRegistryTests: XCTestCase {
         _ = registry.subscribe(key: key, makeSubscriber(id: 2), makeTransfer: { transfer })
         var served: Set<Int> = []
 
-        guard case .morePending(let first) = registry.complete(key: key, transferID: transfer.id, item: item(), isServed: { served.contains($0.id) }) else {
+        guard case .morePending(let first) = registry.complete(key: key, transferID: transfer.id, item: item(), isPlaced: { served.contains($0.id) }) else {
             return XCTFail("unserved subscribers must keep the entry")
         }
         XCTAssertEqual(first.map(\.id), [1, 2])
@@ -116,13 +116,13 @@ final class CallbackRegistryTests: XCTestCase {
         guard case .joined = registry.subscribe(key: key, makeSubscriber(id: 3), makeTransfer: { transfer }) else {
             return XCTFail("a subscriber arriving while the result is placed must join, not start a transfer")
         }
-        guard case .morePending(let second) = registry.complete(key: key, transferID: transfer.id, item: item(), isServed: { served.contains($0.id) }) else {
+        guard case .morePending(let second) = registry.complete(key: key, transferID: transfer.id, item: item(), isPlaced: { served.contains($0.id) }) else {
             return XCTFail("the late subscriber was lost")
         }
         XCTAssertEqual(second.map(\.id), [3])
         served.insert(3)
 
-        guard case .done(let all) = registry.complete(key: key, transferID: transfer.id, item: item(), isServed: { served.contains($0.id) }) else {
+        guard case .done(let all) = registry.complete(key: key, transferID: transfer.id, item: item(), isPlaced: { served.contains($0.id) }) else {
             return XCTFail("every subscriber is served")
         }
         XCTAssertEqual(all.map(\.id), [1, 2, 3])
@@ -137,7 +137,7 @@ final class CallbackRegistryTests: XCTestCase {
         guard case .removedLast = registry.cancel(key: key, subscriberID: 1) else { return XCTFail("expected removedLast") }
         _ = registry.subscribe(key: key, makeSubscriber(id: 2), makeTransfer: { new })
 
-        guard case .done(let none) = registry.complete(key: key, transferID: old.id, item: item(), isServed: { _ in true }) else {
+        guard case .done(let none) = registry.complete(key: key, transferID: old.id, item: item(), isPlaced: { _ in true }) else {
             return XCTFail("a stale completion should be done with nobody")
         }
         XCTAssertTrue(none.isEmpty)
@@ -151,7 +151,7 @@ final class CallbackRegistryTests: XCTestCase {
 
     func testCompleteOfAnUnknownKeyIsDoneWithNobody() throws {
         let registry = CallbackRegistry()
-        guard case .done(let none) = registry.complete(key: key, transferID: 1, item: item(), isServed: { _ in true }) else {
+        guard case .done(let none) = registry.complete(key: key, transferID: 1, item: item(), isPlaced: { _ in true }) else {
             return XCTFail("expected done")
         }
         XCTAssertTrue(none.isEmpty)
@@ -197,7 +197,7 @@ final class CallbackRegistryTests: XCTestCase {
         for id in 1...2 { _ = registry.subscribe(key: key, makeSubscriber(id: id), makeTransfer: { transfer }) }
         guard case .removed = registry.cancel(key: key, subscriberID: 1) else { return XCTFail("expected removed") }
         guard case .notFound = registry.cancel(key: key, subscriberID: 1) else { return XCTFail("a second cancel should do nothing") }
-        _ = registry.complete(key: key, transferID: transfer.id, item: item(), isServed: { _ in true })
+        _ = registry.complete(key: key, transferID: transfer.id, item: item(), isPlaced: { _ in true })
         guard case .notFound = registry.cancel(key: key, subscriberID: 2) else { return XCTFail("a cancel after completion should do nothing") }
         guard case .notFound = registry.cancel(key: "http://never.example/", subscriberID: 2) else { return XCTFail("unknown key") }
     }

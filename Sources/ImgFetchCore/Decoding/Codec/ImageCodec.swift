@@ -8,7 +8,7 @@ import Glibc
 public enum ImageCodec {
     /// Bytes a conversion may keep in memory for an image it has to hold whole (interlaced PNG,
     /// flipped or rotated output); larger images spill to a scratch file.
-    public static let defaultMemoryBudget = 16 << 20
+    public static let defaultPixelMemory = 16 << 20
 
     /// Fully decodes (verifies) the image in the file at `path`: the header within `limits`, every
     /// row and progressive scan, and the trailer. Nothing is written.
@@ -39,7 +39,7 @@ public enum ImageCodec {
     /// caller owns it and discards it on failure); scratch files go to `scratchDirectory`.
     public static func convert(path: String, format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
                                limits: DecodeLimits = DecodeLimits(), output: Int32, scratchDirectory: String,
-                               memoryBudget: Int = defaultMemoryBudget) -> Result<ConvertedImage, DownloadError> {
+                               memoryBudget: Int = defaultPixelMemory) -> Result<ConvertedImage, DownloadError> {
         let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: maxDimension, output: output,
                                          scratchDirectory: scratchDirectory, memoryBudget: memoryBudget)
         return convert(.file(path: path), format: format, conversion: conversion, limits: limits)

@@ -64,7 +64,7 @@ class CodecTestCase: XCTestCase {
     /// Converts `bytes` and returns the result with the output file's bytes.
     func convert(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
                  limits: DecodeLimits = DecodeLimits(),
-                 memoryBudget: Int = ImageCodec.defaultMemoryBudget) throws -> (Result<ConvertedImage, DownloadError>, [UInt8]) {
+                 memoryBudget: Int = ImageCodec.defaultPixelMemory) throws -> (Result<ConvertedImage, DownloadError>, [UInt8]) {
         let input = try write(bytes, name: "source.\(format.rawValue)")
         let outputPath = directory + "/output.\(pixelFormat.rawValue)"
         let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -79,7 +79,7 @@ class CodecTestCase: XCTestCase {
 
     /// Converts and decodes the output back to pixels; fails the test if the conversion fails.
     func convertedImage(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
-                        memoryBudget: Int = ImageCodec.defaultMemoryBudget,
+                        memoryBudget: Int = ImageCodec.defaultPixelMemory,
                         file: StaticString = #filePath, line: UInt = #line) throws -> (ConvertedImage, Image) {
         let (result, output) = try convert(bytes, format, to: pixelFormat, maxDimension: maxDimension, memoryBudget: memoryBudget)
         let converted = try result.get()

@@ -1,0 +1,13 @@
+/// What the engine is asked to fetch. Plain HTTP: the engine knows nothing of caching, and a
+/// revalidation is only a request with extra header lines.
+struct TransferRequest: Sendable {
+    let url: ParsedURL
+    var priority: RequestPriority = .normal
+    /// Header lines (such as `If-None-Match: "abc"`) sent only to `conditionalURL`: a redirect
+    /// chain's other hops get none. A 304 from that URL ends the transfer as `.notModified`.
+    var conditionalHeaders: [String] = []
+    /// The normalized URL the conditional header lines are meant for.
+    var conditionalURL: String?
+    /// Take the body's SHA-256 as it arrives (only when the output directory keeps an index).
+    var digestsBody = false
+}
