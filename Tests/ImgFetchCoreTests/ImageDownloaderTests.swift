@@ -315,6 +315,36 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertNotNil(directory.contents(of: "second.jpg"))
     }
 
+    func testABodyIsHashedOnlyWhereTheIndexCompares() throws {
+        let url = try ParsedURL("http://example.com/hashed.jpg")
+        download(url, id: 0)
+        XCTAssertTrue(transport.waitForSubmissions(1))
+        XCTAssertFalse(transport.submitted[0].request.digestsBody, "a first download of original bytes has nothing to compare with")
+        transport.finish(transport.submitted[0], body: MockTransport.jpegBody())
+        XCTAssertTrue(recorder.waitForTotal(1))
+        downloader.close()
+
+        // The URL is indexed now: downloading it again compares the body with the indexed file.
+        downloader = makeDownloader { $0.cachePolicy = .reload }
+        download(url, id: 1)
+        XCTAssertTrue(transport.waitForSubmissions(2))
+        XCTAssertTrue(transport.submitted[1].request.digestsBody)
+        transport.finish(transport.submitted[1], body: MockTransport.jpegBody())
+        XCTAssertTrue(recorder.waitForTotal(2))
+        downloader.close()
+
+        // A decoded output is not the body: its entry needs the body's hash from the start.
+        downloader = makeDownloader { $0.saveAs = .pixels(.png) }
+        download(try ParsedURL("http://example.com/pixels.jpg"), id: 2)
+        XCTAssertTrue(transport.waitForSubmissions(3))
+        XCTAssertTrue(transport.submitted[2].request.digestsBody)
+        downloader.close()
+        downloader = makeDownloader { $0.hashesEveryBody = true }
+        download(try ParsedURL("http://example.com/gallery.jpg"), id: 3)
+        XCTAssertTrue(transport.waitForSubmissions(4))
+        XCTAssertTrue(transport.submitted[3].request.digestsBody)
+    }
+
     func testAFailedURLRequestedAgainGetsTheSameFailureWithoutANewTransfer() throws {
         let url = try ParsedURL("http://example.com/broken.jpg")
         download(url, id: 0)

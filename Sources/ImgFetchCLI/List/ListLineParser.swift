@@ -3,18 +3,25 @@ import ImgFetchCore
 /// Parses one list line: `URL [out=NAME] [priority=high|normal|low]`, blank lines and `#` comments skipped.
 enum ListLineParser {
     static func parse(_ line: String) -> ListEntry {
-        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard let first = fields.first, !first.hasPrefix("#") else { return .skip }
-        let urlText = String(first)
+        // Scanned as bytes: most lines are one URL and nothing else, and those are parsed without
+        // splitting the line or copying it. The separators and the control characters are ASCII,
+        // which no byte of a multi-byte UTF-8 sequence can be.
+        let bytes = line.utf8
+        guard let start = bytes.firstIndex(where: { !isSeparator($0) }), bytes[start] != UInt8(ascii: "#") else {
+            return .skip
+        }
+        let urlEnd = bytes[start...].firstIndex(where: isSeparator) ?? bytes.endIndex
+        let urlText = start == bytes.startIndex && urlEnd == bytes.endIndex ? line : String(line[start..<urlEnd])
         func invalid(_ reason: String) -> ListEntry { .invalid(text: urlText, reason: reason) }
         // C strings end at NUL: "http://a\0b" would otherwise reach libcurl as "http://a".
-        if let control = line.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
-            return invalid("control character 0x\(String(control.value, radix: 16, uppercase: true)) in the line (not a URL list?)")
+        if let control = bytes.first(where: { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7F }) {
+            return invalid("control character 0x\(String(control, radix: 16, uppercase: true)) in the line (not a URL list?)")
         }
+        let fields = line[urlEnd...].split(whereSeparator: { $0 == " " || $0 == "\t" })
 
         var outName: String?
         var priority: RequestPriority?
-        for field in fields.dropFirst() {
+        for field in fields {
             guard let equals = field.firstIndex(of: "=") else {
                 return invalid("unexpected text '\(field)' after the URL (spaces in a URL must be written %20)")
             }
@@ -41,6 +48,10 @@ enum ListLineParser {
         } catch {
             return invalid(error.description)
         }
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
     /// Why `out=NAME` is not a plain file name, or nil when it is one.

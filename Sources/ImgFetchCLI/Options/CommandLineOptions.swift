@@ -127,6 +127,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.verifyImages = !noDecode
         configuration.requireVerified = requireVerified
         configuration.decodeLimits.maxPixels = maxPixels
+        configuration.hashesEveryBody = galleryFile != nil
         return configuration
     }
 }

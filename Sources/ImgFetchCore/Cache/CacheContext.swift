@@ -9,10 +9,10 @@ struct CacheContext: Sendable {
     var source: String?
 
     /// The engine's request for `url`: conditional (the entry's validators, sent to the URL its
-    /// response came from) when the transfer revalidates, and with the body's SHA-256 taken when
-    /// an index records it.
-    func request(for url: ParsedURL, priority: RequestPriority, indexed: Bool) -> TransferRequest {
-        var request = TransferRequest(url: url, priority: priority, digestsBody: indexed)
+    /// response came from) when the transfer revalidates; with the body's SHA-256 taken when
+    /// `digest` says so (see `ImageDownloader.digestsBody`).
+    func request(for url: ParsedURL, priority: RequestPriority, digest: Bool) -> TransferRequest {
+        var request = TransferRequest(url: url, priority: priority, digestsBody: digest)
         if source != nil, let entry {
             request.conditionalHeaders = entry.headers.validators
             request.conditionalURL = entry.finalURL

@@ -41,7 +41,8 @@ public struct CacheEntry: Sendable, Equatable {
     public var freshness: CacheFreshness
     /// The body's length in bytes: what a reuse saves.
     public var bodySize: Int64
-    /// SHA-256 of the body, hex.
+    /// SHA-256 of the body, hex; empty when none was taken (a first download of original bytes,
+    /// whose indexed files are hashed instead if the URL is downloaded again).
     public var contentHash: String
     public var files: [File]
 

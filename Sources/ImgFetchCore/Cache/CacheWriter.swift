@@ -104,11 +104,22 @@ final class CacheWriter: @unchecked Sendable {
         return (queue, enqueued)
     }
 
+    /// Applies `changes` in one transaction. Most batches have no failing change and run without
+    /// savepoints (a savepoint per change cost two more statements each). When one fails, the
+    /// batch is rolled back and applied again with a savepoint per change, so that the bad one is
+    /// undone alone and the others still land.
     private func commit(_ changes: [Change]) {
         do throws(SQLiteError) {
             try statements.database.transaction { () throws(SQLiteError) in
+                for change in changes { try change(statements) }
+            }
+            return
+        } catch {
+            // Applied again below, where the failure is reported.
+        }
+        do throws(SQLiteError) {
+            try statements.database.transaction { () throws(SQLiteError) in
                 for change in changes {
-                    // A change that fails is undone alone; the others of the batch still land.
                     do throws(SQLiteError) {
                         try statements.database.execute("SAVEPOINT change")
                         try change(statements)

@@ -71,7 +71,7 @@ public final class Thumbnailer: Sendable {
             }
             let format = try Self.format(of: fd)
             var hash = contentHash.flatMap(Self.validHash) ?? ""
-            if hash.isEmpty { hash = try Self.hash(fd, path: path) }
+            if hash.isEmpty { hash = try SHA256.hexDigest(ofFile: fd, path: path) }
             if let existing = existing(hash) { return existing }
             // Decoding through the open descriptor reads the very file that was hashed.
             return try make(from: fd, format: format, named: hash)
@@ -122,14 +122,5 @@ public final class Thumbnailer: Sendable {
     /// `hash` when it is 64 lowercase hex digits, the only thing ever used as a file name here.
     private static func validHash(_ hash: String) -> String? {
         hash.utf8.count == 64 && hash.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } ? hash : nil
-    }
-
-    /// SHA-256 of the whole file, read through `fd` from the start.
-    private static func hash(_ fd: Int32, path: String) throws(DownloadError) -> String {
-        let hasher = SHA256Hasher()
-        if let code = FileDescriptorIO.forEachChunk(of: fd, chunkSize: 256 << 10, { hasher.update($0); return true }) {
-            throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe(code))")
-        }
-        return hasher.finish()
     }
 }

@@ -83,7 +83,11 @@ struct ResponseHead {
     /// A header line's lowercase name and trimmed value; nil for a line without a colon.
     private static func field(_ line: UnsafeRawBufferPointer) -> HeaderField? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let name = String(decoding: line[..<colon].map(lowercase), as: UTF8.self)
+        let nameBytes = line[..<colon]
+        let name = String(unsafeUninitializedCapacity: nameBytes.count) { buffer in
+            _ = buffer.initialize(from: nameBytes.lazy.map(lowercase))
+            return nameBytes.count
+        }
         let value = String(decoding: trimmingHTTPWhitespace(line[(colon + 1)...]), as: UTF8.self)
         return HeaderField(name: name, value: value)
     }

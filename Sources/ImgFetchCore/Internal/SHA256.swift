@@ -13,6 +13,15 @@ enum SHA256 {
         return hex(digest.prefix(Int(length)))
     }
 
+    /// SHA-256 of the whole file `path`, read through `fd` from its start.
+    static func hexDigest(ofFile fd: Int32, path: String) throws(DownloadError) -> String {
+        let hasher = SHA256Hasher()
+        if let code = FileDescriptorIO.forEachChunk(of: fd, chunkSize: 256 << 10, { hasher.update($0); return true }) {
+            throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe(code))")
+        }
+        return hasher.finish()
+    }
+
     /// Lowercase hex, built as bytes: one string per digest, not one per byte.
     static func hex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)

@@ -28,8 +28,9 @@ public struct DownloadResult: Sendable {
     /// Body bytes the cache made unnecessary to transfer (fresh, stale or revalidated items).
     public var reusedBytes: Int64 = 0
     /// SHA-256 (hex) of the saved file's bytes, when it is known without reading the file again:
-    /// the body's hash, which the cache index takes of every body, when the original bytes were
-    /// saved; nil for decompressed outputs, for files kept by `--skip-existing`, and without an index.
+    /// the body's hash, when the original bytes were saved and it was taken (with
+    /// `DownloaderConfiguration.hashesEveryBody`, or when the cache index compared it with the
+    /// body it stored); nil otherwise, for decompressed outputs, and for files kept by `--skip-existing`.
     public var contentHash: String?
     /// Seconds from the request to its result.
     public var duration: Double = 0

@@ -70,6 +70,9 @@ public struct DownloaderConfiguration: Sendable {
     public var cachePolicy: CachePolicy = .protocol
     /// Keep a cache index in `DIR/.imgfetch/`; without it every item is downloaded (`cachePolicy` is ignored).
     public var keepsCacheIndex = true
+    /// Take every downloaded body's SHA-256 (`DownloadResult.contentHash`), not only where the
+    /// cache index needs it; `--gallery` names its thumbnails by it.
+    public var hashesEveryBody = false
     /// Receives warnings that concern the whole run, not one item (e.g. a damaged cache index was replaced).
     public var onWarning: (@Sendable (String) -> Void)?
     /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting

@@ -34,13 +34,13 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
             throw .invalid(String(cString: curl_url_strerror(setCode)).lowercased())
         }
         guard let rawScheme = Self.part(handle, CURLUPART_SCHEME) else { throw .invalid("no scheme") }
-        let scheme = rawScheme.lowercased()
+        let scheme = Self.lowercased(rawScheme)
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
         guard let rawHost = Self.part(handle, CURLUPART_HOST), !rawHost.isEmpty else { throw .invalid("no host") }
-        let host = rawHost.lowercased()
+        let host = Self.lowercased(rawHost)
 
         // Normalize in place: lowercase host, drop the fragment, then let libcurl rebuild the URL.
-        curl_url_set(handle, CURLUPART_HOST, host, 0)
+        if host != rawHost { curl_url_set(handle, CURLUPART_HOST, host, 0) }
         curl_url_set(handle, CURLUPART_FRAGMENT, nil, 0)
         guard let normalized = Self.part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) else {
             throw .invalid("cannot rebuild URL")
@@ -59,7 +59,13 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
         self.scheme = scheme
         self.host = host
         self.port = port
-        self.lastPathSegment = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        self.lastPathSegment = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.index(after: $0)...]) } ?? path
+    }
+
+    /// `text` in lowercase; the same string, not a copy, when it is ASCII without an uppercase
+    /// letter (schemes and host names almost always are).
+    private static func lowercased(_ text: String) -> String {
+        text.utf8.contains { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 } ? text.lowercased() : text
     }
 
     private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 
 /// The output stage: puts every output under its callers' names, keeps the cache index in step,
 /// and delivers every result on its own executor.
@@ -108,19 +109,18 @@ final class OutputStage: Sendable {
         if configuration.saveAs == .original { base.contentHash = body.sha256 }
         let kind = CacheEntry.outputKind(for: configuration)
         let headers = ResponseCacheHeaders(fields: response.headers)
-        let newEntry = body.sha256.flatMap { hash -> CacheEntry? in
-            guard !headers.directives.noStore else { return nil }
-            return CacheEntry(url: key, finalURL: response.finalURL, kind: kind, format: output.format, image: output.image,
-                              headers: headers,
-                              freshness: CacheFreshness(headers: headers, requestTime: response.requestTime,
-                                                        responseTime: response.responseTime),
-                              bodySize: body.bytes, contentHash: hash, files: [])
-        }
+        let newEntry = headers.directives.noStore ? nil
+            : CacheEntry(url: key, finalURL: response.finalURL, kind: kind, format: output.format, image: output.image,
+                         headers: headers,
+                         freshness: CacheFreshness(headers: headers, requestTime: response.requestTime,
+                                                   responseTime: response.responseTime),
+                         bodySize: body.bytes, contentHash: body.sha256 ?? "", files: [])
         let recorder = CacheRecorder(index: index, key: key, newEntry: newEntry)
         // An indexed file that already holds this very body stays untouched (unless reloading,
         // which rewrites every file it downloads).
         let previous = context.entry.flatMap { entry -> CacheEntry? in
-            guard configuration.cachePolicy == .protocol, entry.kind == kind, entry.contentHash == body.sha256 else { return nil }
+            guard configuration.cachePolicy == .protocol, entry.kind == kind, let hash = body.sha256,
+                  storedHash(of: entry) == hash else { return nil }
             return entry
         }
         let replaceable = context.entry?.fileNames ?? []
@@ -136,6 +136,20 @@ final class OutputStage: Sendable {
             if placed.status == .saved { linked = true }
             return placed
         }
+    }
+
+    /// The SHA-256 of the body `entry` stored: as recorded, or, for original bytes recorded
+    /// without one (a first download takes none), the hash of an indexed file that is still
+    /// as it was saved. nil when it cannot be known.
+    private func storedHash(of entry: CacheEntry) -> String? {
+        guard entry.contentHash.isEmpty else { return entry.contentHash }
+        guard configuration.saveAs == .original,
+              let file = entry.files.first(where: { $0.matches(placer.stamp(of: $0.name)) }) else { return nil }
+        let path = placer.path(of: file.name)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return try? SHA256.hexDigest(ofFile: fd, path: path)
     }
 
     /// A 304 confirmed `context.entry`: the entry takes the response's headers, and every caller
@@ -173,6 +187,17 @@ final class OutputStage: Sendable {
         var placed: [String: DownloadResult] = [:]
         var first: DownloadResult?
         func result(for subscriber: Subscriber) -> DownloadResult? { placed[fileName(subscriber.name, format: format)] }
+        func placeEach(_ subscribers: [Subscriber]) {
+            for subscriber in subscribers where result(for: subscriber) == nil {
+                let name = fileName(subscriber.name, format: format)
+                let outcome = place(subscriber.name, name)
+                placed[name] = outcome
+                if first == nil, outcome.status != .failed { first = outcome }
+            }
+        }
+        // The callers known now are read without a barrier; `complete` (a barrier) then finds
+        // any who joined meanwhile.
+        placeEach(registry.subscribers(of: key, transferID: transferID))
         while true {
             let item = first.map {
                 FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed, replaceableNames: replaceable)
@@ -182,12 +207,7 @@ final class OutputStage: Sendable {
                 deliver(subscribers.map { ($0, result(for: $0) ?? failure) }, afterIndexChanges: true)
                 return
             case .morePending(let subscribers):
-                for subscriber in subscribers where result(for: subscriber) == nil {
-                    let name = fileName(subscriber.name, format: format)
-                    let outcome = place(subscriber.name, name)
-                    placed[name] = outcome
-                    if first == nil, outcome.status != .failed { first = outcome }
-                }
+                placeEach(subscribers)
             }
         }
     }
@@ -245,7 +265,7 @@ final class OutputStage: Sendable {
         base.cache = outcome
         base.reusedBytes = entry.bodySize
         // Entries of another output kind are never reused: the kind is this configuration's.
-        if configuration.saveAs == .original { base.contentHash = entry.contentHash }
+        if configuration.saveAs == .original, !entry.contentHash.isEmpty { base.contentHash = entry.contentHash }
         base.attempts = attempts
         return result(base, name: wanted) { () throws(DownloadError) in
             try put(.file(at: placer.path(of: source)), as: wanted, replaceable: entry.fileNames,

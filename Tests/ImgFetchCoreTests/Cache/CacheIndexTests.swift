@@ -192,6 +192,31 @@ final class CacheWriterTests: XCTestCase {
         }
     }
 
+    func testAFailingChangeIsUndoneAloneAndTheOthersLand() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try CacheIndex(directory: scratch.path) { _ in }.close()
+        let path = scratch.path + "/.imgfetch/index.sqlite"
+        let statements = try CacheStatements(try SQLiteDatabase(path: path))
+        let errors = LockedState<[String]>([])
+        let writer = CacheWriter(statements: statements, onError: { error in errors.withLock { $0.append(error.message) } },
+                                 onCommitted: { _ in })
+        for number in 0..<10 {
+            let entry = CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
+                                   headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
+                                   bodySize: 1, contentHash: "", files: [])
+            writer.enqueue { statements throws(SQLiteError) in
+                try statements.store(entry)
+                // Fails after its own write, which must be undone with it.
+                if number == 5 { throw SQLiteError(code: 19, message: "planted failure") }
+            }
+        }
+        writer.close()
+        XCTAssertEqual(errors.withLock { $0 }, ["planted failure"], "the failure is reported once")
+        let observer = try Observer(path: path)
+        XCTAssertEqual(observer.rows(), 9)
+    }
+
     func testFlushWaitsForTheCommit() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
