@@ -345,6 +345,20 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertTrue(transport.submitted[3].request.digestsBody)
     }
 
+    func testCancellingEverythingReportsEachItemAsItsOwnNotCoalesced() throws {
+        let urls = try (0..<3).map { try ParsedURL("http://example.com/c\($0).jpg") }
+        for (id, url) in urls.enumerated() { download(url, id: id) }
+        download(urls[0], id: 3)
+        XCTAssertTrue(transport.waitForSubmissions(3))
+        downloader.cancelAll()
+        XCTAssertTrue(recorder.waitForTotal(4))
+        for id in 0..<3 {
+            XCTAssertEqual(recorder.single(id)?.status, .cancelled)
+            XCTAssertEqual(recorder.single(id)?.coalesced, false, "item \(id) shared no transfer with the others")
+        }
+        XCTAssertEqual(recorder.single(3)?.status, .cancelled)
+    }
+
     func testAFailedURLRequestedAgainGetsTheSameFailureWithoutANewTransfer() throws {
         let url = try ParsedURL("http://example.com/broken.jpg")
         download(url, id: 0)

@@ -109,13 +109,22 @@ final class CacheWriter: @unchecked Sendable {
     /// batch is rolled back and applied again with a savepoint per change, so that the bad one is
     /// undone alone and the others still land.
     private func commit(_ changes: [Change]) {
+        var aChangeFailed = false
         do throws(SQLiteError) {
             try statements.database.transaction { () throws(SQLiteError) in
-                for change in changes { try change(statements) }
+                for change in changes {
+                    do throws(SQLiteError) {
+                        try change(statements)
+                    } catch {
+                        aChangeFailed = true
+                        throw error
+                    }
+                }
             }
             return
         } catch {
-            // Applied again below, where the failure is reported.
+            // A failure of the transaction itself (busy, disk full) is not worth a second try.
+            guard aChangeFailed else { return onError(error) }
         }
         do throws(SQLiteError) {
             try statements.database.transaction { () throws(SQLiteError) in

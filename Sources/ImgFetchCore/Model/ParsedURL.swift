@@ -40,7 +40,9 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
         let host = Self.lowercased(rawHost)
 
         // Normalize in place: lowercase host, drop the fragment, then let libcurl rebuild the URL.
-        if host != rawHost { curl_url_set(handle, CURLUPART_HOST, host, 0) }
+        // The host is set even when unchanged: setting it drops an IPv6 zone id, which the
+        // normalized URL never carries.
+        curl_url_set(handle, CURLUPART_HOST, host, 0)
         curl_url_set(handle, CURLUPART_FRAGMENT, nil, 0)
         guard let normalized = Self.part(handle, CURLUPART_URL, flags: UInt32(CURLU_NO_DEFAULT_PORT)) else {
             throw .invalid("cannot rebuild URL")

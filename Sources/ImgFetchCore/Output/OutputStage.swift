@@ -57,20 +57,19 @@ final class OutputStage: Sendable {
     }
 
     /// `base` completed with what `put` did under `name`: saved, or skipped with the file that is
-    /// there. When it failed, the error, and nothing of the cache (nothing was saved).
-    private func result(_ base: DownloadResult, name: String, _ put: () throws(DownloadError) -> Placed) -> DownloadResult {
+    /// there; when it failed, `failure(error)` (by default `base` with the error).
+    private func result(_ base: DownloadResult, name: String, failure: ((DownloadError) -> DownloadResult)? = nil,
+                        _ put: () throws(DownloadError) -> Placed) -> DownloadResult {
         var result = base
         do {
             result.status = try put() == .saved ? .saved : .skipped
             result.paths = [placer.path(of: name)]
             result.error = nil
         } catch {
+            if let failure { return failure(error) }
             result.status = .failed
             result.paths = []
             result.error = error
-            result.cache = nil
-            result.reusedBytes = 0
-            result.contentHash = nil
         }
         return result
     }
@@ -119,8 +118,8 @@ final class OutputStage: Sendable {
         // An indexed file that already holds this very body stays untouched (unless reloading,
         // which rewrites every file it downloads).
         let previous = context.entry.flatMap { entry -> CacheEntry? in
-            guard configuration.cachePolicy == .protocol, entry.kind == kind, let hash = body.sha256,
-                  storedHash(of: entry) == hash else { return nil }
+            guard configuration.cachePolicy == .protocol, entry.kind == kind, entry.bodySize == body.bytes,
+                  let hash = body.sha256, storedHash(of: entry) == hash else { return nil }
             return entry
         }
         let replaceable = context.entry?.fileNames ?? []
@@ -226,7 +225,11 @@ final class OutputStage: Sendable {
             return deliver([(subscriber, item.result)], afterIndexChanges: item.isIndexed, coalesced: true)
         }
         let recorder = item.isIndexed ? CacheRecorder(index: index, joining: key) : nil
-        let served = result(item.result, name: name) { () throws(DownloadError) in
+        let first = item.result
+        let failure = { (error: DownloadError) in
+            DownloadResult.failed(error, attempts: first.attempts, httpStatus: first.httpStatus, httpVersion: first.httpVersion)
+        }
+        let served = result(first, name: name, failure: failure) { () throws(DownloadError) in
             try put(.file(at: source), as: name, replaceable: item.replaceableNames, recorder: recorder)
         }
         // The first caller's entry may still wait for its commit: so does this result.
@@ -267,7 +270,12 @@ final class OutputStage: Sendable {
         // Entries of another output kind are never reused: the kind is this configuration's.
         if configuration.saveAs == .original, !entry.contentHash.isEmpty { base.contentHash = entry.contentHash }
         base.attempts = attempts
-        return result(base, name: wanted) { () throws(DownloadError) in
+        let failure = { (error: DownloadError) in
+            var failed = DownloadResult.failed(error, attempts: attempts)
+            failed.format = entry.format
+            return failed
+        }
+        return result(base, name: wanted, failure: failure) { () throws(DownloadError) in
             try put(.file(at: placer.path(of: source)), as: wanted, replaceable: entry.fileNames,
                     isThere: placer.holds(entry, as: wanted), recorder: CacheRecorder(index: index, joining: entry.url))
         }
@@ -285,15 +293,19 @@ final class OutputStage: Sendable {
     }
 
     /// `key`'s transfer was cancelled: its callers got `cancelled` when they withdrew, but one that
-    /// subscribed while `cancelAll()` ran may still be waiting on it and must hear it too.
+    /// subscribed while `cancelAll()` ran may still be waiting on it and must hear it too (every
+    /// one after the first shared its transfer).
     func abandon(key: String, transferID: Int) {
-        cancel(registry.abandon(key: key, transferID: transferID))
+        let waiting = registry.abandon(key: key, transferID: transferID)
+        deliver(waiting.map { ($0, DownloadResult(status: .cancelled, error: .cancelled)) }, afterIndexChanges: false)
     }
 
-    /// Delivers `cancelled` to `subscribers`.
+    /// Delivers `cancelled` to `subscribers`, each on its own (they are callers of different URLs,
+    /// or withdrew one by one).
     func cancel(_ subscribers: [Subscriber]) {
         guard !subscribers.isEmpty else { return }
-        deliver(subscribers.map { ($0, DownloadResult(status: .cancelled, error: .cancelled)) }, afterIndexChanges: false)
+        deliver(subscribers.map { ($0, DownloadResult(status: .cancelled, error: .cancelled)) }, afterIndexChanges: false,
+                sharedTransfer: false)
     }
 
     // MARK: - Delivery
@@ -304,14 +316,16 @@ final class OutputStage: Sendable {
     }
 
     /// Hands each result to its caller on the delivery thread, after the index has committed the
-    /// changes made so far when `afterIndexChanges`. Every caller after the first shared the
-    /// first one's transfer (`coalesced`), and so does every caller when `coalesced`.
-    private func deliver(_ results: [(Subscriber, DownloadResult)], afterIndexChanges: Bool, coalesced: Bool = false) {
+    /// changes made so far when `afterIndexChanges`. With `sharedTransfer`, the callers are those
+    /// of one transfer, and every one after the first shared the first one's (`coalesced`); with
+    /// `coalesced`, every caller did.
+    private func deliver(_ results: [(Subscriber, DownloadResult)], afterIndexChanges: Bool, coalesced: Bool = false,
+                         sharedTransfer: Bool = true) {
         guard !results.isEmpty else { return }
         let ticket = afterIndexChanges ? index?.commitTicket ?? 0 : 0
         delivery.submit(after: ticket) {
             for (position, (subscriber, result)) in results.enumerated() {
-                Self.deliver(result, to: subscriber, coalesced: coalesced || position > 0)
+                Self.deliver(result, to: subscriber, coalesced: coalesced || sharedTransfer && position > 0)
             }
         }
     }
