@@ -180,8 +180,9 @@ public final class ImageDownloader: Sendable {
     }
 
     /// Called once per transfer, on the engine thread (or the mock transport's): a body goes to
-    /// the decode stage and then the output stage; a failure straight to the output stage's
-    /// delivery thread, so that a completion handler that blocks never holds up the engine loop.
+    /// the decode stage and then the output stage; a failure completes the URL's entry in the
+    /// registry here and its results go to the output thread, so that a completion handler that
+    /// blocks never holds up the engine loop.
     private func transferFinished(key: String, transferID: Int, context: CacheContext, _ outcome: TransferOutcome) {
         switch outcome {
         case .fetched(let body, let response):
@@ -197,11 +198,10 @@ public final class ImageDownloader: Sendable {
             }
         case .failed(let error, let attempts, let httpStatus, let httpVersion):
             transport.release()
-            output.onDeliveryThread { [output] in
-                guard error.kind != .cancelled else { return output.abandon(key: key, transferID: transferID) }
-                output.fail(key: key, transferID: transferID,
-                            .failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion))
-            }
+            // Only the registry's barrier runs here; the results go to the output thread.
+            guard error.kind != .cancelled else { return output.abandon(key: key, transferID: transferID) }
+            output.fail(key: key, transferID: transferID,
+                        .failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion))
         }
     }
 

@@ -310,11 +310,6 @@ final class OutputStage: Sendable {
 
     // MARK: - Delivery
 
-    /// Runs `job` on the delivery thread (no result waits behind the index for it).
-    func onDeliveryThread(_ job: @escaping @Sendable () -> Void) {
-        delivery.submit(job)
-    }
-
     /// Hands each result to its caller on the delivery thread, after the index has committed the
     /// changes made so far when `afterIndexChanges`. With `sharedTransfer`, the callers are those
     /// of one transfer, and every one after the first shared the first one's (`coalesced`); with

@@ -96,15 +96,7 @@ final class ResultDelivery: @unchecked Sendable {
     /// Moves the jobs whose ticket is committed into `ready`, in queued order; the others stay.
     /// Call with the lock held.
     private func takeReady(into ready: inout [Job]) {
-        if jobs.allSatisfy({ $0.ticket <= committed }) {
-            ready.append(contentsOf: jobs.lazy.map(\.job))
-            jobs.removeAll(keepingCapacity: true)
-            return
-        }
-        var waiting: [Pending] = []
-        for pending in jobs {
-            if pending.ticket <= committed { ready.append(pending.job) } else { waiting.append(pending) }
-        }
-        jobs = waiting
+        for pending in jobs where pending.ticket <= committed { ready.append(pending.job) }
+        jobs.removeAll { $0.ticket <= committed }
     }
 }
