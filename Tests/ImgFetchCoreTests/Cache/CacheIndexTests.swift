@@ -178,9 +178,7 @@ final class CacheWriterTests: XCTestCase {
         observer.withLock { $0 = try? Observer(path: path) }
         var tickets: [UInt64] = []
         for number in 0..<200 {
-            index.store(CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
-                                   headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
-                                   bodySize: 1, contentHash: "h", files: []))
+            index.store(minimalEntry(number))
             tickets.append(index.commitTicket)
         }
         XCTAssertEqual(tickets, Array(1...200), "every change gets the next number")
@@ -192,45 +190,24 @@ final class CacheWriterTests: XCTestCase {
         }
     }
 
-    func testAFailingChangeIsUndoneAloneAndTheOthersLand() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
-        try CacheIndex(directory: scratch.path) { _ in }.close()
-        let path = scratch.path + "/.imgfetch/index.sqlite"
-        let statements = try CacheStatements(try SQLiteDatabase(path: path))
-        let errors = LockedState<[String]>([])
-        let writer = CacheWriter(statements: statements, onError: { error in errors.withLock { $0.append(error.message) } },
-                                 onCommitted: { _ in })
-        for number in 0..<10 {
-            let entry = CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
-                                   headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
-                                   bodySize: 1, contentHash: "", files: [])
-            writer.enqueue { statements throws(SQLiteError) in
-                try statements.store(entry)
-                // Fails after its own write, which must be undone with it.
-                if number == 5 { throw SQLiteError(code: 19, message: "planted failure") }
-            }
-        }
-        writer.close()
-        XCTAssertEqual(errors.withLock { $0 }, ["planted failure"], "the failure is reported once")
-        let observer = try Observer(path: path)
-        XCTAssertEqual(observer.rows(), 9)
-    }
-
     func testFlushWaitsForTheCommit() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let index = try CacheIndex(directory: scratch.path) { _ in }
         let observer = try Observer(path: scratch.path + "/.imgfetch/index.sqlite")
         for number in 0..<50 {
-            index.store(CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil,
-                                   headers: ResponseCacheHeaders(), freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0),
-                                   bodySize: 1, contentHash: "h", files: []))
+            index.store(minimalEntry(number))
         }
         index.flush()
         XCTAssertEqual(observer.rows(), 50)
         index.close()
     }
+}
+
+/// An entry with nothing but its URL, `http://h/NUMBER`.
+private func minimalEntry(_ number: Int) -> CacheEntry {
+    CacheEntry(url: "http://h/\(number)", kind: "original", format: .jpeg, image: nil, headers: ResponseCacheHeaders(),
+               freshness: CacheFreshness(lifetime: 0, initialAge: 0, responseTime: 0), bodySize: 1, contentHash: "h", files: [])
 }
 
 /// A second connection that counts the entries; used by one thread at a time (the writer thread
