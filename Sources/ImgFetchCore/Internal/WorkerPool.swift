@@ -9,6 +9,8 @@ final class WorkerPool: @unchecked Sendable {
     private let condition = ConditionLock()
     private var jobs = Deque<Job>()
     private var closing = false
+    /// Threads waiting for a job: a submit wakes one only when one waits.
+    private var idle = 0
     private let group = DispatchGroup()
 
     init(threads: Int, name: String) {
@@ -24,8 +26,10 @@ final class WorkerPool: @unchecked Sendable {
     func submit(_ job: @escaping Job) {
         condition.lock()
         jobs.append(job)
-        condition.signal()
+        let wake = idle > 0
         condition.unlock()
+        // Signalled outside the lock, so that the woken thread does not block on it at once.
+        if wake { condition.signal() }
     }
 
     /// Runs the jobs already submitted, then stops the threads and waits for them.
@@ -40,7 +44,11 @@ final class WorkerPool: @unchecked Sendable {
     private func work() {
         while true {
             condition.lock()
-            while jobs.isEmpty && !closing { condition.wait() }
+            while jobs.isEmpty && !closing {
+                idle += 1
+                condition.wait()
+                idle -= 1
+            }
             let job = jobs.popFirst()
             condition.unlock()
             guard let job else { return }
