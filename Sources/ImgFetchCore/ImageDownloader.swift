@@ -28,6 +28,8 @@ public final class ImageDownloader: Sendable {
     private let namer: Mutex<FileNamer>
     private let nextID = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    /// What items get once `cancelAll` has run: `cancelled`, or the failure it was given.
+    private let stopResult = Mutex<DownloadResult>(.cancelled)
 
     public convenience init(configuration: DownloaderConfiguration) throws(DownloadError) {
         self.init(configuration: configuration, transport: try Engine(configuration: configuration))
@@ -65,7 +67,7 @@ public final class ImageDownloader: Sendable {
         let subscriber = Subscriber(id: takeID(), name: name, progress: progress, completion: completion,
                                     subscribedAt: DispatchTime.now())
         if stopped.load(ordering: .relaxed) {
-            output.cancel([subscriber])
+            output.cancel([subscriber], with: stopResult.withLock { $0 })
             return DownloadToken(url: url, cancelAction: nil)
         }
         let key = url.normalized
@@ -123,13 +125,17 @@ public final class ImageDownloader: Sendable {
         }
     }
 
-    /// Cancels every request, in flight or pending, and refuses new ones (they complete as
-    /// `cancelled`). Temp files are removed; nothing appears at a final path afterwards.
-    public func cancelAll() {
+    /// Cancels every request, in flight or pending, and refuses new ones: they complete as
+    /// `cancelled`, or as failed with `error` when one is given (a run's deadline). Temp files are
+    /// removed; nothing appears at a final path afterwards.
+    public func cancelAll(failingWith error: DownloadError? = nil) {
+        let result = error.map { DownloadResult.failed($0) } ?? .cancelled
+        // The result first: a `download` that sees `stopped` must find it.
+        stopResult.withLock { if !stopped.load(ordering: .relaxed) { $0 = result } }
         stopped.store(true, ordering: .relaxed)
         let subscribers = registry.removeAll()
         transport.cancelAll()
-        output.cancel(subscribers)
+        output.cancel(subscribers, with: stopResult.withLock { $0 })
     }
 
     /// Waits for every submitted download to finish, then stops the engine, the decode stage, the
@@ -199,7 +205,9 @@ public final class ImageDownloader: Sendable {
         case .failed(let error, let attempts, let httpStatus, let httpVersion):
             transport.release()
             // Only the registry's barrier runs here; the results go to the output thread.
-            guard error.kind != .cancelled else { return output.abandon(key: key, transferID: transferID) }
+            guard error.kind != .cancelled else {
+                return output.abandon(key: key, transferID: transferID, with: stopResult.withLock { $0 })
+            }
             output.fail(key: key, transferID: transferID,
                         .failed(error, attempts: attempts, httpStatus: httpStatus, httpVersion: httpVersion))
         }

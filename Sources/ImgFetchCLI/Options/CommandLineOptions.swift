@@ -38,9 +38,15 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var maxTime: Double?
     /// Retries of transient failures.
     public var retries = library.retries
+    /// Requests per second to one host, or nil for no spacing.
+    public var ratePerHost: Double?
+    /// Connection failures (or 429/503 answers) in a row before a host's remaining items fail; 0: never.
+    public var hostFailureLimit = library.hostFailureLimit
+    /// Seconds the whole run may take, or nil for no limit.
+    public var deadline: Double?
     /// Extra request headers, each `Name: value`, in command-line order.
     public var headers: [String] = []
-    /// The User-Agent header; nil keeps the library's `imgfetch/VERSION`.
+    /// The User-Agent header; nil keeps the library's `imgfetch/VERSION (+URL)`.
     public var userAgent: String?
     /// `user:password` for HTTP authentication.
     public var credentials: String?
@@ -109,6 +115,8 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.connectTimeout = connectTimeout
         configuration.maxTime = maxTime
         configuration.retries = retries
+        configuration.ratePerHost = ratePerHost
+        configuration.hostFailureLimit = hostFailureLimit
         configuration.headers = headers
         if let userAgent { configuration.userAgent = userAgent }
         configuration.credentials = credentials

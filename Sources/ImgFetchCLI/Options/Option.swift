@@ -9,7 +9,7 @@ enum Option: Hashable, Sendable {
 
     /// Options that take exactly one value.
     enum Valued: Hashable, Sendable, CaseIterable {
-        case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries
+        case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries, ratePerHost, hostFailures, deadline
         case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report, gallery
         case saveAs, maxDimension, maxPixels, cachePolicy, completions
     }

@@ -193,6 +193,12 @@ public enum OptionParser {
             options.maxTime = try ValueParser.seconds(value, for: spelling)
         case .retries:
             options.retries = try ValueParser.integer(value, in: 0...100, for: spelling)
+        case .ratePerHost:
+            options.ratePerHost = try ValueParser.rate(value, for: spelling)
+        case .hostFailures:
+            options.hostFailureLimit = try ValueParser.integer(value, in: 0...1_000_000, for: spelling)
+        case .deadline:
+            options.deadline = try ValueParser.seconds(value, for: spelling)
         case .header:
             options.headers.append(try ValueParser.header(value, for: spelling))
         case .userAgent:
@@ -273,6 +279,16 @@ enum ValueParser {
             throw invalid(value, option, "expected a number of seconds from 0.001 to 1000000")
         }
         return seconds
+    }
+
+    /// Requests per second: a decimal number from 0.001 to 1000000.
+    static func rate(_ value: String, for option: String) throws(UsageError) -> Double {
+        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && value.utf8.contains(where: isDigit)
+        guard wellFormed, let rate = Double(value), secondsRange.contains(rate) else {
+            throw invalid(value, option, "expected requests per second from 0.001 to 1000000")
+        }
+        return rate
     }
 
     /// A positive integer with an optional binary suffix: k/K = 1024, m/M = 1024², g/G = 1024³.

@@ -22,9 +22,17 @@ enum OptionTable {
                 help: "hard limit on a whole transfer"),
         .valued(.retries, "retries", "N", .number, default: "2",
                 help: "retries of timeouts, resets, 408, 429 and 5xx, with backoff, 0-100"),
+        .valued(.ratePerHost, "rate-per-host", "R", .number, default: "off",
+                help: "at most R requests per second to one host; decimals allowed (0.5: one every 2 s)"),
+        .valued(.hostFailures, "host-failures", "N", .number, default: "5",
+                help: "after N connection failures in a row to a host (refused, DNS, TLS, connect timeout), or N "
+                    + "429/503 answers in a row, its remaining items fail at once; 0: never"),
+        .valued(.deadline, "deadline", "SEC", .number, default: "off",
+                help: "end the whole run after SEC seconds: running transfers are cancelled, pending items fail "
+                    + "(class deadline), exit code 1"),
         .valued(.header, "header", short: "H", "'K: V'", .text,
                 help: "extra request header (repeatable)"),
-        .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: .value("imgfetch/\(DownloaderConfiguration.version)"),
+        .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: .value(DownloaderConfiguration.defaultUserAgent),
                 help: "User-Agent header"),
         .valued(.user, "user", short: "u", "USER:PASS", .text,
                 help: "credentials, sent only to the list's own hosts"),

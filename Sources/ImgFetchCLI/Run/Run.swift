@@ -28,18 +28,31 @@ struct Run {
             control.listFinished()
         }
 
-        let ending = control.waitForEnding()
+        let ending = control.waitForEnding(deadline: options.deadline.map { $0 - (monotonicSeconds() - started) })
         // Silenced first: items that fail while the rest is cancelled must not print either.
         if ending == .brokenPipe { reporter.silence() }
-        if ending != .completed { downloader.cancelAll() }
+        if ending == .deadline, let seconds = options.deadline {
+            reporter.warn("the run's deadline of \(Self.secondsText(seconds)) s passed (--deadline): running transfers "
+                + "are cancelled, the items still pending fail, and the rest of the list is not read")
+            downloader.cancelAll(failingWith: DownloadError(.deadline, "not done within the run's deadline of "
+                + "\(Self.secondsText(seconds)) s (--deadline)"))
+        } else if ending != .completed {
+            downloader.cancelAll()
+        }
         control.waitForOutstanding()
         downloader.close()
         let summary = reporter.finish(seconds: monotonicSeconds() - started)
         switch ending {
         case .completed: return summary.exitCode
+        case .deadline: return max(summary.exitCode, 1)
         case .interrupted(let signal): return 128 + signal
         case .brokenPipe: return 128 + SIGPIPE
         }
+    }
+
+    /// `30` for 30.0, `0.5` for 0.5: seconds as the user wrote them.
+    static func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 
     private func read(_ lists: [ListSource], into downloader: ImageDownloader) {

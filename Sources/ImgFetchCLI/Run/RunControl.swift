@@ -10,6 +10,8 @@ enum RunEnding: Sendable, Equatable {
     case interrupted(signal: Int32)
     /// stdout's reader went away: stop quietly.
     case brokenPipe
+    /// `--deadline` passed first: what is left fails with class `deadline`.
+    case deadline
 }
 
 /// Coordinates the list reader, the download callbacks and the signal handlers of one run.
@@ -79,12 +81,21 @@ final class RunControl: @unchecked Sendable {
         return true
     }
 
-    /// Blocks until the run completes or is stopped.
-    func waitForEnding() -> RunEnding {
+    /// Blocks until the run completes or is stopped, or until `deadline` (seconds from now) passes.
+    func waitForEnding(deadline: Double? = nil) -> RunEnding {
         condition.lock()
         defer { condition.unlock() }
-        while ending == nil { condition.wait() }
+        let limit = deadline.map { ConditionLock.Deadline(secondsFromNow: $0) }
+        while ending == nil {
+            if let limit {
+                if !condition.wait(until: limit) && ending == nil { ending = .deadline }
+            } else {
+                condition.wait()
+            }
+        }
         accepting = false
+        // The list reader may wait in `admit` for room that will not come now.
+        condition.broadcast()
         return ending!
     }
 

@@ -40,6 +40,27 @@ enum AttemptClassifier {
         }
     }
 
+    /// What the attempt tells of its host, for `HostGates`: served, asked to slow down, answered
+    /// otherwise, or never reached (no request went out: refused, DNS, TLS, connect timeout).
+    static func hostAnswer(_ decision: AttemptDecision, _ transfer: Transfer, handle: OpaquePointer, now: Double,
+                           retryAfterCap: Double) -> HostGates.Answer {
+        switch decision {
+        case .fetched, .notModified:
+            return .served
+        case .redirect:
+            return .answered
+        case .retry(let error), .failed(let error):
+            let status = transfer.response.statusIfAny ?? 0
+            if status == 429 || status == 503 {
+                let retryAfter = transfer.response.retryAfter.flatMap { RetryPolicy.parseRetryAfter($0, now: now) }
+                return .slowDown(status: status, retryAfter: retryAfter.map { min(max($0, 0), retryAfterCap) })
+            }
+            var requestSent: curl_off_t = 0
+            CCurl_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &requestSent)
+            return status == 0 && requestSent == 0 && transfer.abortError == nil ? .connectionFailed(error) : .answered
+        }
+    }
+
     private static func classifyRedirect(_ status: Int, _ transfer: Transfer, handle: OpaquePointer,
                                          configuration: DownloaderConfiguration) -> AttemptDecision {
         var location: UnsafeMutablePointer<CChar>?

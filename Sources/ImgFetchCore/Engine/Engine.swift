@@ -47,7 +47,7 @@ final class Engine: @unchecked Sendable {
         events = try SocketEvents()
         events.attach(to: multi)
         scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost,
-                                      streamsPerConnection: Self.streamsPerConnection)
+                                      streamsPerConnection: Self.streamsPerConnection, hostPolicy: configuration.hostPolicy)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.concurrency)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
         CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -113,7 +113,7 @@ final class Engine: @unchecked Sendable {
                 box.cancelEverything = false
                 return mail
             }
-            for transfer in mail.submitted { scheduler.enqueue(transfer) }
+            for transfer in mail.submitted { enqueue(transfer) }
             for transfer in mail.cancelled { cancelTransfer(transfer) }
             if mail.cancelEverything {
                 for transfer in scheduler.removeAll() { cancelTransfer(transfer) }
@@ -130,6 +130,16 @@ final class Engine: @unchecked Sendable {
             drainMessages()
         }
         shutDown()
+    }
+
+    /// Puts a new transfer (or one redirected to another host) in line, unless its host is down.
+    private func enqueue(_ transfer: Transfer, startAt: UInt64? = nil) {
+        if let error = scheduler.gates.failure(of: transfer.hostKey) { return fail(transfer, error) }
+        if let startAt {
+            scheduler.enqueue(transfer, startAt: startAt)
+        } else {
+            scheduler.enqueue(transfer)
+        }
     }
 
     private func topUp() {
@@ -181,9 +191,20 @@ final class Engine: @unchecked Sendable {
     /// Takes a finished attempt off the multi handle and decides: done, redirect, retry or fail.
     private func complete(_ handle: OpaquePointer, code: CURLcode) {
         let transfer = detach(handle)
-        let decision = AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
+        var decision = AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
+        let host = transfer.hostKey
+        let answer = AttemptClassifier.hostAnswer(decision, transfer, handle: handle, now: Date().timeIntervalSince1970,
+                                                  retryAfterCap: configuration.retryPolicy.retryAfterCap)
         idleHandles.append(handle)
-        scheduler.didStop(hostKey: transfer.hostKey)
+        scheduler.didStop(hostKey: host)
+        let (tripped, paused) = scheduler.record(answer, host: host, now: Self.monotonicNow())
+        if let paused { configuration.onHostPaused?(host, paused) }
+        if let tripped {
+            // This attempt's own error stays when it is final; a retry it would have had fails
+            // with the breaker's error, which names this one.
+            if case .retry = decision { decision = .failed(tripped) }
+            for pending in scheduler.removeAll(of: host) { fail(pending, tripped) }
+        }
 
         switch decision {
         case .fetched:
@@ -203,7 +224,7 @@ final class Engine: @unchecked Sendable {
             if target.origin != transfer.url.origin { transfer.leftOrigin = true }
             transfer.currentURL = target
             transfer.followingRedirect = true
-            scheduler.enqueue(transfer, startAt: 0)
+            enqueue(transfer, startAt: 0)
         case .retry(let error):
             let now = Date().timeIntervalSince1970
             guard let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.response.retryAfter,
@@ -214,7 +235,7 @@ final class Engine: @unchecked Sendable {
             // The next attempt makes a new temp file at its first byte: a waiting retry holds no
             // descriptor and none of the held-body budget, however many wait.
             transfer.body.tempFile = nil
-            scheduler.enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
+            enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
         case .failed(let error):
             fail(transfer, error)
         }

@@ -27,6 +27,12 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidInput
         /// Every caller of the item cancelled it.
         case cancelled
+        /// The host's circuit breaker tripped: `--host-failures` connection failures in a row.
+        case hostUnreachable = "host-unreachable"
+        /// The response opted out with `X-Robots-Tag` (noai, noimageai, noindex, noimageindex, none).
+        case optOut = "opt-out"
+        /// The run's `--deadline` came first.
+        case deadline
     }
 
     public let kind: Kind

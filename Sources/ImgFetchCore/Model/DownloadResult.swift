@@ -42,6 +42,9 @@ public struct DownloadResult: Sendable {
         self.error = error
     }
 
+    /// The result of an item whose callers all withdrew.
+    public static let cancelled = DownloadResult(status: .cancelled, error: .cancelled)
+
     public static func failed(_ error: DownloadError, attempts: Int = 0, httpStatus: Int? = nil,
                               httpVersion: HTTPVersion? = nil) -> DownloadResult {
         var result = DownloadResult(status: .failed, error: error)

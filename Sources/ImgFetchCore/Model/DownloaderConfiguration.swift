@@ -33,8 +33,15 @@ public struct DownloaderConfiguration: Sendable {
     public var retries = 2
     /// Extra request headers, each `Name: value`.
     public var headers: [String] = []
+    /// Where the default User-Agent tells site operators to read about imgfetch. The project has
+    /// no home page yet: `.invalid` (RFC 2606) marks the URL as a placeholder that never resolves.
+    public static let projectURL = "https://imgfetch.invalid/"
+    /// The product token robots.txt groups and `X-Robots-Tag` directives are matched against.
+    public static let productToken = "imgfetch"
+    /// The default User-Agent: the product, its version and where to read about it.
+    public static let defaultUserAgent = "\(productToken)/\(version) (+\(projectURL))"
     /// The User-Agent header.
-    public var userAgent = "imgfetch/\(DownloaderConfiguration.version)"
+    public var userAgent = DownloaderConfiguration.defaultUserAgent
     /// `user:password` for HTTP authentication, sent only to the request's own origin.
     public var credentials: String?
     /// Cookie file read at start and written at the end; cookies are off when nil.
@@ -97,6 +104,19 @@ public struct DownloaderConfiguration: Sendable {
     }
     /// The retry schedule.
     public var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries) }
+    /// Requests per second to one host (`--rate-per-host`); nil: as fast as the connection caps allow.
+    public var ratePerHost: Double?
+    /// Connection failures in a row (or 429/503 answers in a row) after which a host's remaining
+    /// items fail at once (`--host-failures`); 0: never.
+    public var hostFailureLimit = 5
+    /// Told on the engine thread when a host that asked to slow down (429, 503) is paused: the
+    /// host (an origin) and the pause in seconds. Must not block.
+    public var onHostPaused: (@Sendable (String, Double) -> Void)?
+    /// The hosts' rates, pauses and breakers.
+    var hostPolicy: HostGates.Policy {
+        HostGates.Policy(rate: ratePerHost, pauseCap: retryPolicy.retryAfterCap, basePause: retryPolicy.baseDelay,
+                         failureLimit: hostFailureLimit)
+    }
 
     public init(outputDirectory: String) {
         self.outputDirectory = outputDirectory

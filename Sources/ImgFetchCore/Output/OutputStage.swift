@@ -295,17 +295,17 @@ final class OutputStage: Sendable {
     /// `key`'s transfer was cancelled: its callers got `cancelled` when they withdrew, but one that
     /// subscribed while `cancelAll()` ran may still be waiting on it and must hear it too (every
     /// one after the first shared its transfer).
-    func abandon(key: String, transferID: Int) {
+    func abandon(key: String, transferID: Int, with result: DownloadResult = .cancelled) {
         let waiting = registry.abandon(key: key, transferID: transferID)
-        deliver(waiting.map { ($0, DownloadResult(status: .cancelled, error: .cancelled)) }, afterIndexChanges: false)
+        deliver(waiting.map { ($0, result) }, afterIndexChanges: false)
     }
 
-    /// Delivers `cancelled` to `subscribers`, each on its own (they are callers of different URLs,
-    /// or withdrew one by one).
-    func cancel(_ subscribers: [Subscriber]) {
+    /// Delivers `result` (`cancelled` unless the run stopped for another reason, such as its
+    /// deadline) to `subscribers`, each on its own (they are callers of different URLs, or
+    /// withdrew one by one).
+    func cancel(_ subscribers: [Subscriber], with result: DownloadResult = .cancelled) {
         guard !subscribers.isEmpty else { return }
-        deliver(subscribers.map { ($0, DownloadResult(status: .cancelled, error: .cancelled)) }, afterIndexChanges: false,
-                sharedTransfer: false)
+        deliver(subscribers.map { ($0, result) }, afterIndexChanges: false, sharedTransfer: false)
     }
 
     // MARK: - Delivery

@@ -4,9 +4,11 @@
 /// LIFO the newest. A host (origin) gets `perHost` connections: until it is known to multiplex, at
 /// most `perHost` transfers run on it; once a response showed HTTP/2, up to `perHost` ×
 /// `streamsPerConnection` (the overall limit, `-j`, is the engine's). Retries wait for their
-/// start-at time, then go next. Every operation is O(log n): each host keeps a deque per class,
-/// and a heap orders the hosts that may start something by their best candidate. Heap entries that
-/// went stale (the host's best changed, or it filled up) are skipped when popped.
+/// start-at time, then go next. A host may also have to wait (`HostGates`: its rate, or a pause
+/// it asked for): it is parked until then and its place in line is kept. Every operation is
+/// O(log n): each host keeps a deque per class, and a heap orders the hosts that may start
+/// something by their best candidate. Heap entries that went stale (the host's best changed, or it
+/// filled up) are skipped when popped.
 struct TransferScheduler {
     let order: ExecutionOrder
     let perHost: Int
@@ -34,14 +36,19 @@ struct TransferScheduler {
     private var delayed = BinaryHeap<(startAt: UInt64, sequence: Int, transfer: Transfer)> {
         ($0.startAt, $0.sequence) < ($1.startAt, $1.sequence)
     }
+    /// Hosts that have something to start but must wait until `opensAt` (their rate or pause).
+    private var parked = BinaryHeap<(opensAt: UInt64, host: String)> { $0.opensAt < $1.opensAt }
+    /// Each host's rate, pause and breaker.
+    private(set) var gates: HostGates
     private var nextSequence = 0
     /// Queued transfers, cancelled ones included until they are skipped.
     private(set) var pendingCount = 0
 
-    init(order: ExecutionOrder, perHost: Int, streamsPerConnection: Int = 1) {
+    init(order: ExecutionOrder, perHost: Int, streamsPerConnection: Int = 1, hostPolicy: HostGates.Policy = HostGates.Policy()) {
         self.order = order
         self.perHost = max(1, perHost)
         self.streamsPerConnection = max(1, streamsPerConnection)
+        gates = HostGates(policy: hostPolicy)
     }
 
     /// How many transfers may run on `host` at once.
@@ -63,8 +70,18 @@ struct TransferScheduler {
 
     var isEmpty: Bool { pendingCount == 0 && delayed.isEmpty }
 
-    /// The earliest start-at time of a held-back retry.
-    var nextStartAt: UInt64? { delayed.min?.startAt }
+    /// The earliest time something held back may start: a retry's start-at time, or a parked host's opening.
+    var nextStartAt: UInt64? {
+        switch (delayed.min?.startAt, parked.min?.opensAt) {
+        case let (retry?, host?): min(retry, host)
+        case let (retry, host): retry ?? host
+        }
+    }
+
+    /// Records how `host` answered an attempt (see `HostGates.record`).
+    mutating func record(_ answer: HostGates.Answer, host: String, now: UInt64) -> (tripped: DownloadError?, paused: Double?) {
+        gates.record(answer, host: host, now: now)
+    }
 
     mutating func enqueue(_ transfer: Transfer) {
         transfer.sequence = takeSequence()
@@ -80,10 +97,18 @@ struct TransferScheduler {
     /// The next transfer to start at `now`, counted as running on its host; nil when none may start.
     mutating func next(now: UInt64) -> Transfer? {
         releaseDueRetries(now: now)
+        while let first = parked.min, first.opensAt <= now {
+            markReady(parked.popMin()!.host)
+        }
         while let entry = ready.popMin() {
             guard var queue = hosts[entry.host], queue.running < limit(for: entry.host),
                   let best = bestClass(of: queue), place(of: best.transfer) == (entry.rank, entry.position) else {
                 continue  // stale entry
+            }
+            let opensAt = gates.earliestStart(of: entry.host)
+            if opensAt > now && !best.transfer.isCancelled {
+                parked.push((opensAt, entry.host))
+                continue
             }
             // Take the queue out of the dictionary so it is uniquely owned: mutating a copy would copy every deque.
             hosts[entry.host] = nil
@@ -97,6 +122,7 @@ struct TransferScheduler {
                 dropIfIdle(entry.host)
                 continue
             }
+            gates.started(entry.host, now: now)
             return transfer
         }
         return nil
@@ -124,6 +150,39 @@ struct TransferScheduler {
         pendingCount = 0
         return removed
     }
+
+    /// Takes every pending and held-back transfer of `host` out of line (its breaker tripped);
+    /// cancelled ones are dropped, their callers have their results.
+    mutating func removeAll(of host: String) -> [Transfer] {
+        var removed: [Transfer] = []
+        if var queue = hosts[host] {
+            hosts[host] = nil
+            for index in queue.classes.indices {
+                while let transfer = queue.classes[index].popFirst() {
+                    pendingCount -= 1
+                    if !transfer.isCancelled { removed.append(transfer) }
+                }
+            }
+            // Its running transfers still stop through `didStop`.
+            if queue.running > 0 { hosts[host] = queue }
+        }
+        // Rebuilt whole: a breaker trips once per host at most.
+        var kept = BinaryHeap<(startAt: UInt64, sequence: Int, transfer: Transfer)> {
+            ($0.startAt, $0.sequence) < ($1.startAt, $1.sequence)
+        }
+        while let entry = delayed.popMin() {
+            if entry.transfer.hostKey != host {
+                kept.push(entry)
+            } else if !entry.transfer.isCancelled {
+                removed.append(entry.transfer)
+            }
+        }
+        delayed = kept
+        return removed
+    }
+
+    /// Hosts paused at `now`, with the seconds left.
+    func pausedHosts(now: UInt64) -> [(host: String, seconds: Double)] { gates.paused(now: now) }
 
     // MARK: - Internals
 

@@ -417,7 +417,7 @@ final class OptionParserTests: XCTestCase {
         let configuration = CommandLineOptions().downloaderConfiguration(outputDirectory: "out")
         let library = DownloaderConfiguration(outputDirectory: "out")
         XCTAssertEqual(configuration.userAgent, library.userAgent)
-        XCTAssertEqual(configuration.userAgent, "imgfetch/\(DownloaderConfiguration.version)")
+        XCTAssertEqual(configuration.userAgent, "imgfetch/\(DownloaderConfiguration.version) (+https://imgfetch.invalid/)")
         XCTAssertEqual(configuration.concurrency, library.concurrency)
         XCTAssertEqual(configuration.perHost, library.perHost)
         XCTAssertEqual(configuration.timeout, library.timeout)

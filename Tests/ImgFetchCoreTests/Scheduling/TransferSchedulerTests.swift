@@ -458,3 +458,60 @@ final class TransferSchedulerTests: XCTestCase {
         return ids
     }
 }
+
+final class TransferSchedulerHostGateTests: XCTestCase {
+    private let second: UInt64 = 1_000_000_000
+    private var nextID = 0
+
+    private func makeTransfer(_ origin: String) throws -> Transfer {
+        nextID += 1
+        return Transfer(id: nextID, url: try ParsedURL("\(origin)/image-\(nextID).jpg"), directory: TempFileDirectory(path: "/nonexistent"),
+                        maxSize: 1 << 20, onFinish: { _ in })
+    }
+
+    func testARateParksTheHostAndAnotherHostGoesMeanwhile() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 10, hostPolicy: HostGates.Policy(rate: 1))
+        let a = try (0..<3).map { _ in try makeTransfer("http://a.example") }
+        let b = try makeTransfer("http://b.example")
+        a.forEach { scheduler.enqueue($0) }
+        scheduler.enqueue(b)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, a[0].id)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, b.id, "host A waits for its next token; B goes")
+        XCTAssertNil(scheduler.next(now: 0))
+        XCTAssertEqual(scheduler.nextStartAt, second, "the engine wakes when A's next token comes")
+        XCTAssertNil(scheduler.next(now: second - 1))
+        XCTAssertEqual(scheduler.next(now: second)?.id, a[1].id)
+        XCTAssertNil(scheduler.next(now: second))
+        XCTAssertEqual(scheduler.next(now: 2 * second)?.id, a[2].id)
+        XCTAssertTrue(scheduler.isEmpty)
+    }
+
+    func testAPausedHostKeepsItsPlaceInLine() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 10)
+        let first = try makeTransfer("http://a.example")
+        let later = try makeTransfer("http://b.example")
+        scheduler.enqueue(first)
+        scheduler.enqueue(later)
+        _ = scheduler.record(.slowDown(status: 429, retryAfter: 5), host: first.hostKey, now: 0)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, later.id)
+        XCTAssertNil(scheduler.next(now: 4 * second))
+        XCTAssertEqual(scheduler.next(now: 5 * second)?.id, first.id)
+    }
+
+    func testRemovingAHostTakesItsPendingAndHeldBackTransfers() throws {
+        var scheduler = TransferScheduler(order: .fifo, perHost: 1)
+        let a = try (0..<3).map { _ in try makeTransfer("http://a.example") }
+        let b = try makeTransfer("http://b.example")
+        a.forEach { scheduler.enqueue($0) }
+        scheduler.enqueue(b)
+        XCTAssertEqual(scheduler.next(now: 0)?.id, a[0].id)
+        scheduler.didStop(hostKey: a[0].hostKey)
+        scheduler.enqueue(a[0], startAt: 10 * second)  // a retry waiting
+        a[2].isCancelled = true
+        let removed = scheduler.removeAll(of: a[0].hostKey)
+        XCTAssertEqual(Set(removed.map(\.id)), [a[0].id, a[1].id], "the cancelled one is dropped, not returned")
+        XCTAssertEqual(scheduler.next(now: 20 * second)?.id, b.id)
+        XCTAssertNil(scheduler.next(now: 20 * second))
+        XCTAssertTrue(scheduler.isEmpty)
+    }
+}
