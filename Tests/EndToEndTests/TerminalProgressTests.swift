@@ -120,6 +120,26 @@ final class TerminalProgressTests: EndToEndTestCase {
         XCTAssertTrue(finalScreen.contains("EXIT=1"), finalScreen)
     }
 
+    func testAPausedHostIsShownUntilItsPauseEnds() throws {
+        _ = try addJPEG("a.jpg")
+        // The first request gets 503 with Retry-After: 4; the host's other items wait for the pause.
+        let urls = [server.url("/retry-after/1/4/pause-shown/files/a.jpg") + " out=first.jpg"]
+            + (1...3).map { server.url("/files/a.jpg") + "?n=\($0) out=later-\($0).jpg" }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' --per-host 1 > /dev/null; "
+                         + "echo \"EXIT=$?\"; sleep 60")
+        var paused = ""
+        XCTAssertTrue(try eventually(timeout: 10) {
+            paused = try screen()
+            return paused.contains("paused (429/503): \(server.base)")
+        }, "no paused host shown:\n\(paused)")
+        XCTAssertTrue(paused.split(separator: "\n").contains { $0.contains("paused (429/503)") && $0.hasSuffix(" s") }, paused)
+        let finalScreen = try waitForExit(timeout: 30)
+        XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
+        XCTAssertFalse(finalScreen.contains("paused (429/503)"), finalScreen)
+        XCTAssertEqual(try outputFiles().count, 4)
+    }
+
     func testNarrowTerminalShowsOnlyTheOverallLineAndWholeNames() throws {
         _ = try addJPEG("a.jpg")
         let urls = (1...6).map { server.url("/drip/1500/files/a.jpg") + "?n=\($0) out=average-photo-of-summer-\(1200 + $0).jpg" }

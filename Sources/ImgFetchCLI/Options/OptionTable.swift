@@ -28,12 +28,12 @@ enum OptionTable {
                 help: "after N connection failures in a row to a host (refused, DNS, TLS, connect timeout), or N "
                     + "429/503 answers in a row, its remaining items fail at once; 0: never"),
         .valued(.deadline, "deadline", "SEC", .number, default: "off",
-                help: "end the whole run after SEC seconds: running transfers are cancelled, pending items fail "
+                help: "end the whole run after SEC seconds; running transfers are cancelled, pending items fail "
                     + "(class deadline), exit code 1"),
         .valued(.header, "header", short: "H", "'K: V'", .text,
                 help: "extra request header (repeatable)"),
-        .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: .value(DownloaderConfiguration.defaultUserAgent),
-                help: "User-Agent header"),
+        .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: "imgfetch/VERSION (+URL)",
+                help: "User-Agent header; the default names imgfetch, its version and a contact URL"),
         .valued(.user, "user", short: "u", "USER:PASS", .text,
                 help: "credentials, sent only to the list's own hosts"),
         .valued(.cookieJar, "cookie-jar", "FILE", .file, default: "off",

@@ -23,10 +23,29 @@ struct ProgressLineFormatter {
     /// Below this width only the overall line is shown: rows of a few columns tell nothing.
     static let minimumColumnsForRows = 60
 
-    /// The overall line followed by the rows of active transfers.
+    /// The overall line, the paused hosts' line when a host is paused, then the rows of active transfers.
     func lines(for snapshot: ProgressSnapshot) -> [String] {
         guard columns >= Self.minimumColumnsForRows else { return [overallLine(snapshot)] }
-        return [overallLine(snapshot)] + activeRows(snapshot.active)
+        return [overallLine(snapshot)] + pausedLine(snapshot.pausedHosts) + activeRows(snapshot.active)
+    }
+
+    /// `paused (429/503): https://cdn.example 12 s, http://img.example 3 s`, cut to the width
+    /// with a count of the hosts that did not fit.
+    func pausedLine(_ hosts: [PausedHost]) -> [String] {
+        guard !hosts.isEmpty else { return [] }
+        let prefix = String(repeating: " ", count: Self.rowIndent) + "paused (429/503): "
+        var line = prefix
+        for (index, host) in hosts.enumerated() {
+            let entry = (index == 0 ? "" : ", ") + TerminalText.printable(host.host) + " \(Int(host.secondsLeft.rounded(.up))) s"
+            let rest = hosts.count - index - 1
+            let more = rest > 0 ? ", \(TerminalText.ellipsis) \(rest) more" : ""
+            if index > 0 && TerminalText.visibleWidth(line + entry + more) > lineWidth {
+                line += ", \(TerminalText.ellipsis) \(hosts.count - index) more"
+                break
+            }
+            line += entry
+        }
+        return [styled(TerminalText.truncated(line, toWidth: lineWidth), SGR.yellow)]
     }
 
     // MARK: - Overall line

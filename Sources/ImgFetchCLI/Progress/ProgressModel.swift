@@ -18,6 +18,8 @@ final class ProgressModel: Sendable {
         var nextOrdinal = 0
         var byteRate = SmoothedRate()
         var remaining = RemainingTimeEstimator()
+        /// Hosts paused after a 429 or 503: origin → when the pause ends (monotonic seconds).
+        var pausedUntil: [String: Double] = [:]
     }
 
     private let state = Mutex(State())
@@ -30,6 +32,14 @@ final class ProgressModel: Sendable {
     /// A list item was read.
     func itemQueued() {
         state.withLock { $0.total += 1 }
+    }
+
+    /// `host` asked to slow down: no request goes to it for `seconds` from `now`.
+    func hostPaused(_ host: String, seconds: Double, now: Double) {
+        state.withLock { state in
+            state.pausedUntil = state.pausedUntil.filter { $0.value > now }
+            state.pausedUntil[host] = max(state.pausedUntil[host] ?? 0, now + seconds)
+        }
     }
 
     /// The whole list was read: the total is final.
@@ -107,7 +117,10 @@ final class ProgressModel: Sendable {
                 done: done, total: state.total, listComplete: state.listComplete,
                 saved: summary.saved, skipped: summary.skipped, failed: summary.failed,
                 bytes: state.received, bytesPerSecond: smoothed ?? average, averageBytesPerSecond: average,
-                etaSeconds: eta, active: active)
+                etaSeconds: eta, active: active,
+                pausedHosts: state.pausedUntil.filter { $0.value > now }
+                    .map { PausedHost(host: $0.key, secondsLeft: $0.value - now) }
+                    .sorted { ($0.secondsLeft, $1.host) > ($1.secondsLeft, $0.host) })
         }
     }
 }

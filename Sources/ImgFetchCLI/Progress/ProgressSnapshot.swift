@@ -21,6 +21,16 @@ struct ProgressSnapshot: Sendable, Equatable {
     var etaSeconds: Double?
     /// In-flight items, oldest first.
     var active: [ActiveTransfer] = []
+    /// Hosts paused after a 429 or 503, the longest pause first.
+    var pausedHosts: [PausedHost] = []
+}
+
+/// A host that asked to slow down, as the renderer shows it.
+struct PausedHost: Sendable, Equatable {
+    /// The origin (`https://cdn.example`); may hold any characters, the renderer makes them printable.
+    var host: String
+    /// Seconds until requests to it start again.
+    var secondsLeft: Double
 }
 
 /// One in-flight transfer as the renderer shows it.

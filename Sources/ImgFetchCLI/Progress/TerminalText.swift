@@ -247,6 +247,7 @@ enum SGR {
     static let green = "\u{1B}[32m"
     static let red = "\u{1B}[31m"
     static let cyan = "\u{1B}[36m"
+    static let yellow = "\u{1B}[33m"
     static let reset = "\u{1B}[0m"
 }
 

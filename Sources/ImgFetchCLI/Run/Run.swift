@@ -18,6 +18,9 @@ struct Run {
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
             configuration.onWarning = { [reporter] message in reporter.warn(message) }
+            configuration.onHostPaused = { [model = reporter.model] host, seconds in
+                model.hostPaused(host, seconds: seconds, now: monotonicSeconds())
+            }
             downloader = try ImageDownloader(configuration: configuration)
         } catch {
             throw SetupError(message: error.message)

@@ -201,3 +201,28 @@ final class ProgressModelTests: XCTestCase {
         XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: true, at: 2), "no work yet")
     }
 }
+
+final class PausedHostProgressTests: XCTestCase {
+    func testPausedHostsShowLongestFirstAndDropOnceTheirPauseEnds() {
+        let model = ProgressModel(now: 0)
+        model.hostPaused("https://a.example", seconds: 3, now: 10)
+        model.hostPaused("https://b.example", seconds: 8, now: 10)
+        XCTAssertEqual(model.snapshot(now: 11).pausedHosts,
+                       [PausedHost(host: "https://b.example", secondsLeft: 7), PausedHost(host: "https://a.example", secondsLeft: 2)])
+        XCTAssertEqual(model.snapshot(now: 13.5).pausedHosts.map(\.host), ["https://b.example"])
+        XCTAssertEqual(model.snapshot(now: 18).pausedHosts, [])
+    }
+
+    func testThePausedLineFitsTheWidthAndCountsWhatDidNotFit() {
+        let formatter = ProgressLineFormatter(columns: 70, colors: false, maxRows: 5, spinnerPhase: 0)
+        let hosts = (1...6).map { PausedHost(host: "https://cdn-\($0).example.org", secondsLeft: Double(60 - $0)) }
+        let line = formatter.pausedLine(hosts)
+        XCTAssertEqual(line.count, 1)
+        XCTAssertLessThanOrEqual(TerminalText.visibleWidth(line[0]), 69)
+        XCTAssertTrue(line[0].contains("paused (429/503): https://cdn-1.example.org 59 s"), line[0])
+        XCTAssertTrue(line[0].contains("more"), line[0])
+        XCTAssertEqual(formatter.pausedLine([]), [])
+        let hostile = formatter.pausedLine([PausedHost(host: "https://evil\u{1B}[2J.example", secondsLeft: 1)])
+        XCTAssertFalse(hostile[0].contains("\u{1B}[2J"), "escape sequences in a host reach the terminal")
+    }
+}
