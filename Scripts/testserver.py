@@ -16,6 +16,9 @@ closes that connection).
 --log FILE appends, before handling, one JSON line per request:
   {"method": "GET", "path": "/raw/path?q", "headers": {"Name": "a, b"}, "time": 1.7e9,
    "tls": false}
+and, once the response is over (sent, or cut short by the client), one more:
+  {"event": "sent", "method": "GET", "path": "/raw/path?q", "body_bytes": N, "time": 1.7e9}
+where N counts the body bytes the socket accepted (a client that hung up stops it short).
 
 Grammar: prefixes compose, each consumes its segments and handles the rest,
 e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
@@ -412,10 +415,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             resp = dispatch(self, path.lstrip("/").split("/"), query)
         except (ValueError, OverflowError):
             resp = text(400, "bad request\n")
+        self.body_bytes = 0
         try:
             self.send(resp)
         except OSError:  # client went away (BrokenPipe, ConnectionReset, ...)
             self.close_connection = True
+        self.server.log_sent(self, self.body_bytes)
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = handle_any
 
@@ -463,9 +468,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for i, piece in enumerate(rechunk(chunks, size)):
                 if r.drip and i and STOP.wait(1):
                     return self.abort(False)
+                body = len(piece)
                 if r.framing == "chunked":
                     piece = b"%x\r\n%s\r\n" % (len(piece), piece)
                 self.wfile.write(piece)
+                self.wfile.flush()
+                self.body_bytes += body
             if r.framing == "chunked" and not r.cut:
                 self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
@@ -513,6 +521,14 @@ class Server(http.server.ThreadingHTTPServer):
             return
         entry = {"method": req.command, "path": req.path, "headers": req.header_dict(), "time": time.time(),
                  "tls": isinstance(req.connection, ssl.SSLSocket)}
+        with self.lock:
+            self.log_file.write(json.dumps(entry) + "\n")
+            self.log_file.flush()
+
+    def log_sent(self, req, body_bytes):
+        if not self.log_file:
+            return
+        entry = {"event": "sent", "method": req.command, "path": req.path, "body_bytes": body_bytes, "time": time.time()}
         with self.lock:
             self.log_file.write(json.dumps(entry) + "\n")
             self.log_file.flush()

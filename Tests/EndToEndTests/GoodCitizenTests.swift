@@ -140,3 +140,39 @@ final class GoodCitizenTests: EndToEndTestCase {
         XCTAssertTrue(agent.hasSuffix("(+https://imgfetch.invalid/)"), agent)
     }
 }
+
+/// `X-Robots-Tag` opt-outs, with the test server counting the body bytes it got to send.
+final class OptOutTests: EndToEndTestCase {
+    private let bigBody = 32 << 20
+
+    func testAnOptOutIsRefusedBeforeTheBodyIsRead() throws {
+        let url = server.url("/header/X-Robots-Tag/noimageai/big/\(bigBody)")
+        let run = try fetch([url + " out=big.jpg"], ["--no-decode", "--jsonl"])
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        XCTAssertTrue(run.stdout.contains("\"class\":\"opt-out\""), run.stdout)
+        XCTAssertTrue(run.stdout.contains("X-Robots-Tag: noimageai"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("--ignore-opt-out"), run.stdout)
+        XCTAssertEqual(try outputFiles(), [])
+        XCTAssertEqual(try server.requests(to: "/header/").count, 1, "an opt-out is not retried")
+        var sent = 0
+        XCTAssertTrue(eventually(timeout: 10) {
+            sent = (try? server.sentBodies().first { $0.path.hasPrefix("/header/") }?.bytes) ?? -1
+            return sent >= 0
+        })
+        // What the socket buffers took before imgfetch hung up: far from the whole body.
+        XCTAssertLessThan(sent, bigBody / 2, "the body was read: \(sent) of \(bigBody) bytes sent")
+    }
+
+    func testIgnoreOptOutFetchesItAndOtherAgentsScopesDoNotApply() throws {
+        _ = try addJPEG("a.jpg")
+        let optedOut = server.url("/header/X-Robots-Tag/noai/files/a.jpg")
+        let otherAgent = server.url("/header/X-Robots-Tag/\("otherbot%3A%20noindex")/files/a.jpg")
+        let refused = try fetch([optedOut + " out=one.jpg", otherAgent + " out=two.jpg"], ["--jsonl"])
+        XCTAssertEqual(refused.exitCode, 1)
+        XCTAssertEqual(try outputFiles(), ["two.jpg"], "a directive for another agent was applied")
+
+        let ignored = try fetch([optedOut + " out=one.jpg"], ["--ignore-opt-out"])
+        XCTAssertEqual(ignored.exitCode, 0, ignored.stderr)
+        XCTAssertEqual(try outputFiles(), ["one.jpg", "two.jpg"])
+    }
+}

@@ -70,6 +70,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var noDecode = false
     /// Fail images of formats imgfetch cannot decode instead of saving them unverified.
     public var requireVerified = false
+    /// Fetch images whose `X-Robots-Tag` opts out.
+    public var ignoreOptOut = false
     /// Largest width × height decoded.
     public var maxPixels = library.decodeLimits.maxPixels
     /// Largest body accepted, in bytes.
@@ -134,6 +136,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.maxDimension = maxDimension
         configuration.verifyImages = !noDecode
         configuration.requireVerified = requireVerified
+        configuration.ignoresOptOut = ignoreOptOut
         configuration.decodeLimits.maxPixels = maxPixels
         configuration.hashesEveryBody = galleryFile != nil
         return configuration

@@ -30,6 +30,9 @@ enum OptionTable {
         .valued(.deadline, "deadline", "SEC", .number, default: "off",
                 help: "end the whole run after SEC seconds; running transfers are cancelled, pending items fail "
                     + "(class deadline), exit code 1"),
+        .flag(.ignoreOptOut, "ignore-opt-out", default: "off",
+              help: "fetch images whose X-Robots-Tag opts out; without it a response that says noai, noimageai, "
+                  + "noindex, noimageindex or none fails (class opt-out) before its body is read"),
         .valued(.header, "header", short: "H", "'K: V'", .text,
                 help: "extra request header (repeatable)"),
         .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: "imgfetch/VERSION (+URL)",

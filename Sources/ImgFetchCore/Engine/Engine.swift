@@ -170,6 +170,7 @@ final class Engine: @unchecked Sendable {
         }
         transfer.resetAttempt()
         transfer.protocolLog = protocolLog
+        transfer.optOutAgent = configuration.ignoresOptOut ? nil : DownloaderConfiguration.productToken
         transfer.body.heldBodyBudget = heldBodyBudget
         transfer.requestTime = Date().timeIntervalSince1970
         let handle = idleHandles.popLast() ?? options.makeHandle()

@@ -36,6 +36,9 @@ final class Transfer: @unchecked Sendable {
     var conditionalHeaderList: UnsafeMutablePointer<curl_slist>?
     /// Where the header callback notes the protocol of each response's host; set by the engine.
     var protocolLog: HostProtocolLog?
+    /// Refuse a 2xx response whose `X-Robots-Tag` opts out for this agent (a lowercase product
+    /// token); nil: `--ignore-opt-out`. Set by the engine.
+    var optOutAgent: String?
 
     // Engine-thread state of the current attempt.
     var response = ResponseHead()
@@ -110,8 +113,15 @@ final class Transfer: @unchecked Sendable {
         case .statusLine:
             if let version = response.httpVersion { protocolLog?.note(host: hostKey, version: version) }
             return true
-        case .field, .end:
+        case .field:
             return true
+        case .end:
+            guard let agent = optOutAgent, (200..<300).contains(response.status),
+                  let value = RobotsTag.optOut(in: response.fields, agent: agent) else { return true }
+            // Refused before the first body byte: no file, and the connection is not kept.
+            abortError = DownloadError(.optOut, "the site opts out: X-Robots-Tag: \(value.prefix(200)) "
+                + "(--ignore-opt-out fetches it anyway)")
+            return false
         case .refused(let error):
             abortError = error
             return false

@@ -50,6 +50,7 @@ final class TransportTLSServer {
     func requests(to prefix: String) throws -> [SchemeLoggedRequest] {
         guard let data = try? Data(contentsOf: logFile) else { return [] }
         return try data.split(separator: UInt8(ascii: "\n"))
+            .filter { (try? JSONDecoder().decode(LoggedEvent.self, from: Data($0)))?.event == nil }  // "sent" lines
             .map { try JSONDecoder().decode(SchemeLoggedRequest.self, from: Data($0)) }
             .filter { $0.path.hasPrefix(prefix) }
     }
@@ -102,6 +103,11 @@ struct SelfSignedCertificate: Sendable {
     static func remove(_ made: Result<SelfSignedCertificate, Error>) {
         if let certificate = try? made.get() { try? FileManager.default.removeItem(at: certificate.directory) }
     }
+}
+
+/// Any line of the server's log: `event` is set on the lines that are no request.
+private struct LoggedEvent: Decodable {
+    let event: String?
 }
 
 /// A request of the dual-scheme server's log: `tls` says whether it came over HTTPS.

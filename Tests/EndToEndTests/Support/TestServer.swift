@@ -77,6 +77,15 @@ final class TestServer {
 
     /// Every request the server received so far, in order.
     func requests() throws -> [LoggedRequest] {
+        try logLines().filter { $0.event == nil }
+    }
+
+    /// Body bytes the server sent for each response that is over, by request path, in order.
+    func sentBodies() throws -> [(path: String, bytes: Int)] {
+        try logLines().filter { $0.event == "sent" }.map { ($0.path, $0.bodyBytes ?? 0) }
+    }
+
+    private func logLines() throws -> [LoggedRequest] {
         guard let data = try? Data(contentsOf: logFile) else { return [] }
         return try data.split(separator: UInt8(ascii: "\n")).map { try JSONDecoder().decode(LoggedRequest.self, from: Data($0)) }
     }
@@ -100,6 +109,24 @@ struct LoggedRequest: Decodable {
     let path: String
     let headers: [String: String]
     let time: Double
+    /// "sent" for the line logged once a response is over; nil for a request.
+    let event: String?
+    let bodyBytes: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case method, path, headers, time, event
+        case bodyBytes = "body_bytes"
+    }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        path = try container.decode(String.self, forKey: .path)
+        headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        time = try container.decode(Double.self, forKey: .time)
+        event = try container.decodeIfPresent(String.self, forKey: .event)
+        bodyBytes = try container.decodeIfPresent(Int.self, forKey: .bodyBytes)
+    }
 
     /// A header by case-insensitive name.
     func header(_ name: String) -> String? {
