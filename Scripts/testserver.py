@@ -60,6 +60,9 @@ e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
   /big/<bytes>                     image/jpeg FF D8 FF E0 + zeros, streamed, with length
   /bigstream/<bytes>               same, no Content-Length, close-delimited
   /echo-headers                    200 application/json of the request headers
+  /robots.txt                      ROOT/robots.txt as /files/ serves it (404 without it); with
+                                   ROOT/robots.status holding a code: that status instead; with
+                                   ROOT/robots.redirect: 302 to /robots.txt itself (a loop)
   anything else                    404 "not found\n"; malformed number -> 400
 fail/retry-after* counters share one table keyed by <key>: use unique keys.
 """
@@ -164,6 +167,21 @@ def _not_modified(headers, etag, mtime):
         return ims is not None and mtime <= email.utils.parsedate_to_datetime(ims).timestamp()
     except (TypeError, ValueError):
         return False
+
+
+@route("robots.txt")
+def r_robots(c):
+    root = c.req.server.root
+    status_file = os.path.join(root, "robots.status")
+    if os.path.exists(os.path.join(root, "robots.redirect")):
+        return redirect(302, "/robots.txt")
+    if os.path.exists(status_file):
+        with open(status_file) as f:
+            return text(int(f.read().strip()), "robots status\n")
+    if not os.path.exists(os.path.join(root, "robots.txt")):
+        return text(404, "not found\n")
+    c.rest = ["robots.txt"]
+    return r_files(c)
 
 
 @route("files")

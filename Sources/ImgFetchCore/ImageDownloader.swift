@@ -26,7 +26,9 @@ public final class ImageDownloader: Sendable {
     private let delivery: ResultDelivery
     private let cache: CacheLookup
     private let namer: Mutex<FileNamer>
-    private let nextID = Atomic<Int>(0)
+    /// `--robots`: each host's rules, fetched before its first request; nil without the option.
+    private let robots: RobotsGate?
+    private let ids = IDCounter()
     private let stopped = Atomic<Bool>(false)
     /// What items get once `cancelAll` has run: `cancelled`, or the failure it was given.
     private let stopResult = Mutex<DownloadResult>(.cancelled)
@@ -52,6 +54,10 @@ public final class ImageDownloader: Sendable {
         cache = CacheLookup(index: index, configuration: configuration, placer: placer)
         output = OutputStage(configuration: configuration, placer: placer, index: index, registry: registry, delivery: delivery)
         namer = Mutex(FileNamer(scheme: configuration.naming))
+        robots = configuration.obeysRobots ? RobotsGate(index: index) { [transport, tempFiles, decodeStage, ids] origin, gate in
+            Self.fetchRobots(of: origin, into: gate, transport: transport, tempFiles: tempFiles, decodeStage: decodeStage,
+                             id: ids.next())
+        } : nil
     }
 
     /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
@@ -71,6 +77,33 @@ public final class ImageDownloader: Sendable {
             return DownloadToken(url: url, cancelAction: nil)
         }
         let key = url.normalized
+        if let robots {
+            // Items of a host whose robots.txt is not known yet wait in the gate, then go on from a
+            // decode worker; a token cancels them only once they have gone on (`cancelAll` always does).
+            let verdict = robots.check(url) { [self] verdict in
+                decodeStage.run { [self] in proceed(url, key: key, name: name, options: options, subscriber: subscriber, verdict: verdict) }
+            }
+            guard let verdict else { return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) } }
+            if case .disallowed(let reason) = verdict {
+                decodeStage.run { [output] in output.skip(subscriber, reason: reason) }
+                return DownloadToken(url: url, cancelAction: nil)
+            }
+        }
+        return subscribe(url, key: key, name: name, options: options, subscriber: subscriber)
+    }
+
+    /// Goes on with an item that waited for its host's robots.txt.
+    private func proceed(_ url: ParsedURL, key: String, name: OutputName, options: DownloadOptions, subscriber: Subscriber,
+                         verdict: RobotsGate.Verdict) {
+        if stopped.load(ordering: .relaxed) { return output.cancel([subscriber], with: stopResult.withLock { $0 }) }
+        if case .disallowed(let reason) = verdict { return output.skip(subscriber, reason: reason) }
+        subscribe(url, key: key, name: name, options: options, subscriber: subscriber)
+    }
+
+    /// Plans the item's output, and joins, creates or declines the URL's transfer.
+    @discardableResult
+    private func subscribe(_ url: ParsedURL, key: String, name: OutputName, options: DownloadOptions,
+                           subscriber: Subscriber) -> DownloadToken {
         // The cache plan (an index read and an lstat) is made before the registry's barrier and
         // used only if, inside it, the URL has no transfer and no result in this run yet: no second
         // transfer can start meanwhile. Planned inside, it held the barrier long enough that the
@@ -134,6 +167,7 @@ public final class ImageDownloader: Sendable {
         stopResult.withLock { if !stopped.load(ordering: .relaxed) { $0 = result } }
         stopped.store(true, ordering: .relaxed)
         let subscribers = registry.removeAll()
+        robots?.releaseAll(.allowed)
         transport.cancelAll()
         output.cancel(subscribers, with: stopResult.withLock { $0 })
     }
@@ -149,7 +183,7 @@ public final class ImageDownloader: Sendable {
 
     // MARK: - Internals
 
-    private func takeID() -> Int { nextID.add(1, ordering: .relaxed).newValue }
+    private func takeID() -> Int { ids.next() }
 
     /// The plan for one output of `key`: serve it from disk, revalidate, or download.
     private func cachePlan(key: String, name: OutputName) -> CachePlan {
@@ -243,5 +277,43 @@ private final class TokenBox: Sendable {
             state.cancelled = true
             return state.token
         }?.cancel()
+    }
+}
+
+extension ImageDownloader {
+    /// Fetches `origin`'s robots.txt through the engine (first in line, its first 500 KiB) and
+    /// hands the answer to `gate`.
+    static func fetchRobots(of origin: String, into gate: RobotsGate, transport: DownloadTransport, tempFiles: TempFileDirectory,
+                            decodeStage: DecodeStage, id: Int) {
+        guard let url = try? ParsedURL(origin + "/robots.txt") else {
+            return gate.learn(origin, .failed(DownloadError(.invalidInput, "no robots.txt URL for \(origin)"), redirectFailure: false))
+        }
+        var request = TransferRequest(url: url, priority: .high)
+        request.truncatesBody = true
+        let transfer = Transfer(id: id, request: request, directory: tempFiles, maxSize: Int64(RobotsRules.maxBytes)) { outcome in
+            switch outcome {
+            case .fetched(let body, let response):
+                decodeStage.run {
+                    let bytes = RobotsGate.contents(of: body.tempFile)
+                    transport.release()
+                    gate.learn(origin, .answered(status: response.status, body: bytes, headers: ResponseCacheHeaders(fields: response.headers),
+                                                 requestTime: response.requestTime, responseTime: response.responseTime))
+                }
+            case .notModified(let response):
+                transport.release()
+                gate.learn(origin, .answered(status: response.status, body: [], headers: ResponseCacheHeaders(),
+                                             requestTime: response.requestTime, responseTime: response.responseTime))
+            case .failed(let error, _, let status, _):
+                transport.release()
+                // Cancelled: `cancelAll` lets the waiting items go itself.
+                guard error.kind != .cancelled else { return }
+                if let status {
+                    gate.learn(origin, .answered(status: status, body: [], headers: ResponseCacheHeaders(), requestTime: 0, responseTime: 0))
+                } else {
+                    gate.learn(origin, .failed(error, redirectFailure: error.kind == .redirect))
+                }
+            }
+        }
+        transport.submit(transfer)
     }
 }

@@ -72,6 +72,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var requireVerified = false
     /// Fetch images whose `X-Robots-Tag` opts out.
     public var ignoreOptOut = false
+    /// Fetch each host's robots.txt first and skip what it disallows.
+    public var robots = false
     /// Largest width × height decoded.
     public var maxPixels = library.decodeLimits.maxPixels
     /// Largest body accepted, in bytes.
@@ -137,6 +139,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.verifyImages = !noDecode
         configuration.requireVerified = requireVerified
         configuration.ignoresOptOut = ignoreOptOut
+        configuration.obeysRobots = robots
         configuration.decodeLimits.maxPixels = maxPixels
         configuration.hashesEveryBody = galleryFile != nil
         return configuration

@@ -3,7 +3,7 @@
 enum Option: Hashable, Sendable {
     /// Options that stand alone.
     enum Flag: Hashable, Sendable, CaseIterable {
-        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified, ignoreOptOut
+        case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified, ignoreOptOut, robots
         case http1_1, http2, help, version, manPage
     }
 

@@ -167,6 +167,7 @@ public enum OptionParser {
         case .noDecode: options.noDecode = true
         case .requireVerified: options.requireVerified = true
         case .ignoreOptOut: options.ignoreOptOut = true
+        case .robots: options.robots = true
         // As in curl, the last of --http1.1 and --http2 wins.
         case .http1_1: options.httpVersion = .http1_1
         case .http2: options.httpVersion = .http2

@@ -33,6 +33,9 @@ enum OptionTable {
         .flag(.ignoreOptOut, "ignore-opt-out", default: "off",
               help: "fetch images whose X-Robots-Tag opts out; without it a response that says noai, noimageai, "
                   + "noindex, noimageindex or none fails (class opt-out) before its body is read"),
+        .flag(.robots, "robots", default: "off",
+              help: "obey robots.txt; each host's is fetched first, and the URLs it disallows for imgfetch are "
+                  + "skipped (RFC 9309); off by default, since a list is not a crawl"),
         .valued(.header, "header", short: "H", "'K: V'", .text,
                 help: "extra request header (repeatable)"),
         .valued(.userAgent, "user-agent", short: "A", "UA", .text, default: "imgfetch/VERSION (+URL)",

@@ -24,6 +24,9 @@ enum HumanResultLine {
                 if result.cache == .fresh || result.cache == .revalidated { fields.append("from the cache") }
                 if let format = result.format, !format.isDecodable { fields.append("\(format.displayName), not verified") }
                 line = paint("✓", SGR.green) + " " + fields.joined(separator: "  ")
+            } else if let reason = result.skipReason {
+                fields.append(TerminalText.printable(reason))
+                line = "· " + fields.joined(separator: "  ")
             } else {
                 fields.append("already there")
                 line = "· " + fields.joined(separator: "  ")

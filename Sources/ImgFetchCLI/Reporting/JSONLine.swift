@@ -23,6 +23,7 @@ enum JSONLine {
             ("duration_ms", String(Int((result.duration * 1000).rounded()))),
             ("coalesced", result.coalesced ? "true" : "false"),
             ("cache", result.cache.map { string($0.rawValue) } ?? "null"),
+            ("skip_reason", result.skipReason.map(string) ?? "null"),
         ]
         if let error = result.error {
             fields.append(("error", "{\"class\":\(string(error.kind.rawValue)),\"message\":\(string(error.message))}"))

@@ -8,6 +8,8 @@ enum ResultLine {
         let detail: String
         if let error = result.error {
             detail = error.kind == .invalidInput ? "\(item.position): \(error.message)" : error.message
+        } else if result.paths.isEmpty, let reason = result.skipReason {
+            detail = reason
         } else {
             detail = result.paths.joined(separator: " ")
         }

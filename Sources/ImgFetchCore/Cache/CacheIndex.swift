@@ -23,7 +23,7 @@ public final class CacheIndex: @unchecked Sendable {
 
     /// The folder in the output directory that holds the index.
     public static let folderName = ".imgfetch"
-    static let schemaVersion = 4
+    static let schemaVersion = 5
 
     /// Opens (or creates) the index of `directory`. An index that is not a database or is damaged
     /// is moved aside to `index.sqlite.corrupt` and a new one is started; `warn` says so.
@@ -75,6 +75,21 @@ public final class CacheIndex: @unchecked Sendable {
             warnOnce("cannot read the cache index \(path): \(error.message)")
             return nil
         }
+    }
+
+    /// The robots.txt stored for `origin` while it is fresh at `now`, or nil.
+    func robots(for origin: String, now: Double) -> StoredRobots? {
+        do {
+            return try readerLock.withLock { _ throws(SQLiteError) in try reader.robots(for: origin) }.flatMap { $0.expires > now ? $0 : nil }
+        } catch {
+            warnOnce("cannot read the cache index \(path): \(error.message)")
+            return nil
+        }
+    }
+
+    /// Records the robots.txt of `origin` (status and body), to be used until `expires`.
+    func storeRobots(_ robots: StoredRobots, for origin: String) {
+        writer.enqueue { statements throws(SQLiteError) in try statements.storeRobots(robots, for: origin) }
     }
 
     /// Records `entry`, replacing what the URL had; its files now belong to it alone.
@@ -152,4 +167,12 @@ public struct CacheIndexError: Error, CustomStringConvertible {
     public let message: String
     init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// A host's robots.txt as the index keeps it: the status it was answered with, its body (at most
+/// `RobotsRules.maxBytes`), and when it stops being fresh (seconds since the epoch).
+struct StoredRobots: Sendable, Equatable {
+    let status: Int
+    let body: [UInt8]
+    let expires: Double
 }

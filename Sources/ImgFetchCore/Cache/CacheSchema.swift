@@ -23,10 +23,17 @@ enum CacheSchema {
             modified INTEGER
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS files_by_url ON files(url);
+        CREATE TABLE IF NOT EXISTS robots (
+            origin TEXT PRIMARY KEY,
+            status INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            expires REAL NOT NULL
+        ) WITHOUT ROWID;
         """
 
     /// Creates the tables; an index written by another schema version is emptied and started anew (it
-    /// is a cache), except version 3, which lacks only the output size and gains its columns.
+    /// is a cache), except version 3, which lacks only the output size and gains its columns, and
+    /// version 4, which lacks only the robots table.
     static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) {
         // The statement must be finished before DROP TABLE, which an active read would block.
         let current = try { () throws(SQLiteError) -> Int64 in
@@ -35,7 +42,7 @@ enum CacheSchema {
         }()
         if current == 3 {
             try database.execute("ALTER TABLE entries ADD COLUMN output_width INTEGER; ALTER TABLE entries ADD COLUMN output_height INTEGER")
-        } else if current != 0 && current != Int64(CacheIndex.schemaVersion) {
+        } else if current != 0 && current != 4 && current != Int64(CacheIndex.schemaVersion) {
             try database.execute("DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS files")
         }
         try database.execute(tables)

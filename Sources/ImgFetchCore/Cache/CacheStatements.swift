@@ -10,6 +10,8 @@ final class CacheStatements {
     private let updateFreshness: SQLiteStatement
     private let deleteEntry: SQLiteStatement
     private let deleteFile: SQLiteStatement
+    private let selectRobots: SQLiteStatement
+    private let upsertRobots: SQLiteStatement
 
     private static let columns = """
         kind, format, width, height, channels, bit_depth, orientation, verified, etag, last_modified, date, age, \
@@ -32,6 +34,19 @@ final class CacheStatements {
             """)
         deleteEntry = try database.prepare("DELETE FROM entries WHERE url = ?")
         deleteFile = try database.prepare("DELETE FROM files WHERE name = ?")
+        selectRobots = try database.prepare("SELECT status, body, expires FROM robots WHERE origin = ?")
+        upsertRobots = try database.prepare("INSERT OR REPLACE INTO robots (origin, status, body, expires) VALUES (?, ?, ?, ?)")
+    }
+
+    func robots(for origin: String) throws(SQLiteError) -> StoredRobots? {
+        selectRobots.bind([.text(origin)])
+        defer { selectRobots.reset() }
+        guard try selectRobots.step() else { return nil }
+        return StoredRobots(status: Int(selectRobots.integer(0) ?? 0), body: selectRobots.blob(1), expires: selectRobots.real(2))
+    }
+
+    func storeRobots(_ robots: StoredRobots, for origin: String) throws(SQLiteError) {
+        try upsertRobots.bind([.text(origin), .integer(Int64(robots.status)), .blob(robots.body), .real(robots.expires)]).run()
     }
 
     func entry(for url: String) throws(SQLiteError) -> CacheEntry? {

@@ -98,6 +98,12 @@ final class SQLiteStatement {
             case .integer(let number): sqlite3_bind_int64(statement, index, number)
             case .real(let number): sqlite3_bind_double(statement, index, number)
             case .text(let text): sqlite3_bind_text(statement, index, text, -1, CSQLite_transient())
+            case .blob(let bytes):
+                bytes.withUnsafeBytes { raw in
+                    // A zero-length blob needs a non-null pointer, or SQLite stores NULL.
+                    _ = sqlite3_bind_blob(statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
+                                          CSQLite_transient())
+                }
             }
         }
         return self
@@ -136,6 +142,12 @@ final class SQLiteStatement {
         guard let bytes = sqlite3_column_text(statement, column) else { return nil }
         return String(cString: bytes)
     }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
 }
 
 /// A value bound to a statement parameter.
@@ -144,6 +156,7 @@ enum SQLiteValue {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob([UInt8])
 
     static func optional(_ text: String?) -> SQLiteValue { text.map { .text($0) } ?? .null }
     static func optional(_ number: Int?) -> SQLiteValue { number.map { .integer(Int64($0)) } ?? .null }

@@ -18,6 +18,7 @@ enum AttemptClassifier {
     static func classify(_ transfer: Transfer, code: CURLcode, handle: OpaquePointer,
                          configuration: DownloaderConfiguration) -> AttemptDecision {
         if let abortError = transfer.abortError { return .failed(abortError) }
+        if transfer.bodyTruncated && code == CURLE_WRITE_ERROR { return .fetched }
         var status = transfer.response.status
         if status == 0 {
             var code = 0

@@ -73,7 +73,6 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
         CCurl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, configuration.maxTime.map { Int($0 * 1000) } ?? 0)
         CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Self.curlHTTPVersion(configuration.httpVersion))
-        CCurl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxSize))
         CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
         CCurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, receiveBufferSize)
         if configuration.insecure {
@@ -116,6 +115,9 @@ final class EasyHandleOptions {
         // After a redirect to another origin, neither -u nor any -H header goes along.
         CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders(for: transfer))
         CCurl_easy_setopt_string(handle, CURLOPT_USERPWD, transfer.leftOrigin ? nil : configuration.credentials)
+        // A body kept only in part (robots.txt) may announce any length; the sink stops it.
+        CCurl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE,
+                                transfer.request.truncatesBody ? 0 : curl_off_t(transfer.body.maxSize))
     }
 
     /// The -H headers (unless the transfer left its origin), plus the request's conditional

@@ -45,6 +45,9 @@ final class Transfer: @unchecked Sendable {
     var body: BodySink
     /// Why a callback aborted the attempt.
     var abortError: DownloadError?
+    /// The body reached `maxSize` and the request keeps only that much: the transfer was stopped
+    /// on purpose, and what it has is the body.
+    var bodyTruncated = false
     /// When the current attempt started, in seconds since the epoch.
     var requestTime: Double = 0
 
@@ -87,6 +90,7 @@ final class Transfer: @unchecked Sendable {
         response = ResponseHead()
         progress.reset()
         abortError = nil
+        bodyTruncated = false
         errorBuffer[0] = 0
     }
 
@@ -95,6 +99,16 @@ final class Transfer: @unchecked Sendable {
         guard (200..<300).contains(response.status) else {
             // Error and redirect bodies are read and dropped, so the connection can be reused.
             return body.discard(chunk.count) ? chunk.count : 0
+        }
+        if request.truncatesBody, body.bytes + Int64(chunk.count) > body.maxSize {
+            let kept = Int(body.maxSize - body.bytes)
+            do {
+                try body.write(UnsafeRawBufferPointer(rebasing: chunk.prefix(kept)))
+                bodyTruncated = true
+            } catch {
+                abortError = error
+            }
+            return 0
         }
         do {
             try body.write(chunk)

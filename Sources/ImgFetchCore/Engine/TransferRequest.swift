@@ -10,4 +10,7 @@ struct TransferRequest: Sendable {
     var conditionalURL: String?
     /// Take the body's SHA-256 as it arrives (only when the output directory keeps an index).
     var digestsBody = false
+    /// Keep the first `maxSize` bytes of a longer body and end the transfer there as fetched,
+    /// instead of failing it (robots.txt, of which RFC 9309 reads 500 KiB at most).
+    var truncatesBody = false
 }

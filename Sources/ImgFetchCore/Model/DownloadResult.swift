@@ -35,6 +35,9 @@ public struct DownloadResult: Sendable {
     /// Seconds from the request to its result.
     public var duration: Double = 0
     public var error: DownloadError?
+    /// Why a skipped item was not fetched, when it was not because its file is already there
+    /// (`robots.txt: Disallow: /private/ (User-agent: *)`).
+    public var skipReason: String?
 
     public init(status: Status, paths: [String] = [], error: DownloadError? = nil) {
         self.status = status

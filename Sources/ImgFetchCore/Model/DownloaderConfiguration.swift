@@ -107,6 +107,8 @@ public struct DownloaderConfiguration: Sendable {
     /// Fetch images whose response opts out with `X-Robots-Tag` (`--ignore-opt-out`); by default
     /// they fail with class `opt-out` before their body is read.
     public var ignoresOptOut = false
+    /// Fetch each host's robots.txt first and skip the URLs it disallows for imgfetch (`--robots`).
+    public var obeysRobots = false
     /// Requests per second to one host (`--rate-per-host`); nil: as fast as the connection caps allow.
     public var ratePerHost: Double?
     /// Connection failures in a row (or 429/503 answers in a row) after which a host's remaining

@@ -300,6 +300,13 @@ final class OutputStage: Sendable {
         deliver(waiting.map { ($0, result) }, afterIndexChanges: false)
     }
 
+    /// Reports `subscriber`'s item as skipped without a request, for `reason` (robots.txt).
+    func skip(_ subscriber: Subscriber, reason: String) {
+        var result = DownloadResult(status: .skipped)
+        result.skipReason = reason
+        deliver([(subscriber, result)], afterIndexChanges: false, sharedTransfer: false)
+    }
+
     /// Delivers `result` (`cancelled` unless the run stopped for another reason, such as its
     /// deadline) to `subscribers`, each on its own (they are callers of different URLs, or
     /// withdrew one by one).

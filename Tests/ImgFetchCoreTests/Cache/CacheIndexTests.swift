@@ -126,6 +126,29 @@ final class CacheIndexTests: XCTestCase {
         XCTAssertEqual(reopened.entry(for: "http://h/a")?.image?.outputHeight, 43)
     }
 
+    func testRobotsTxtReadsBackWhileFreshAndAVersion4IndexGainsItsTable() throws {
+        let first = try open()
+        first.store(entry("http://h/a"))
+        let body = Array("User-agent: *\nDisallow: /x\n".utf8) + [0, 255]
+        first.storeRobots(StoredRobots(status: 200, body: body, expires: 2_000), for: "http://h:80")
+        first.storeRobots(StoredRobots(status: 404, body: [], expires: 2_000), for: "http://g:80")
+        first.flush()
+        XCTAssertEqual(first.robots(for: "http://h:80", now: 1_000), StoredRobots(status: 200, body: body, expires: 2_000))
+        XCTAssertEqual(first.robots(for: "http://g:80", now: 1_000)?.body, [], "an empty body reads back empty")
+        XCTAssertNil(first.robots(for: "http://h:80", now: 2_000), "a stale robots.txt is not used")
+        XCTAssertNil(first.robots(for: "http://other:80", now: 1_000))
+        first.close()
+        // Version 4 had no robots table: it is added, and the entries stay.
+        let database = try SQLiteDatabase(path: scratch.path + "/.imgfetch/index.sqlite")
+        try database.execute("DROP TABLE robots; PRAGMA user_version = 4")
+        let reopened = try open()
+        XCTAssertNotNil(reopened.entry(for: "http://h/a"))
+        XCTAssertNil(reopened.robots(for: "http://h:80", now: 1_000))
+        reopened.storeRobots(StoredRobots(status: 200, body: body, expires: 2_000), for: "http://h:80")
+        reopened.flush()
+        XCTAssertEqual(reopened.robots(for: "http://h:80", now: 1_000)?.body, body)
+    }
+
     func testAnUnwritableFolderIsAnErrorThatNamesIt() throws {
         let blocker = scratch.path + "/file"
         try Data().write(to: URL(fileURLWithPath: blocker))

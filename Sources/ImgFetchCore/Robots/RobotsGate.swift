@@ -1,0 +1,195 @@
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// `--robots`: before the first request to a host, its `/robots.txt` (RFC 9309); every URL the
+/// rules for imgfetch disallow is skipped without a request.
+///
+/// The first item of a host asks the cache index for a fresh copy, or else has the file fetched
+/// (through the engine, like any transfer: the host's rate and pause apply) while it and every
+/// later item of the host wait here, in list order. Once the rules are known, the waiting items
+/// go on. Answers: 2xx, the rules; 4xx (after at most 10 redirects), or too many redirects:
+/// everything allowed; 5xx, 429 or a failed connection: nothing allowed, as RFC 9309 §2.3.1.4
+/// asks of a file that cannot be reached. Kept in the index (2xx and 4xx, fresh for what the
+/// response's cache headers say, at most 24 hours) and in memory for the latest
+/// `memoryCapacity` hosts. State is guarded by a `Mutex`.
+final class RobotsGate: Sendable {
+    enum Verdict: Sendable, Equatable {
+        case allowed
+        /// Skip the URL; the reason names the rule, or why the whole host is disallowed.
+        case disallowed(String)
+    }
+
+    typealias Resume = @Sendable (Verdict) -> Void
+
+    /// How the fetch of a robots.txt ended.
+    enum Fetched: Sendable {
+        /// A final response with a body (2xx) or without one (an error status).
+        case answered(status: Int, body: [UInt8], headers: ResponseCacheHeaders, requestTime: Double, responseTime: Double)
+        /// No answer: a network failure, or too many redirects (`redirectFailure` true).
+        case failed(DownloadError, redirectFailure: Bool)
+    }
+
+    private struct State {
+        var known: [String: RobotsRules] = [:]
+        var knownOrder = Deque<String>()
+        var waiting: [String: [(path: String, resume: Resume)]] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let index: CacheIndex?
+    private let agent: String
+    /// Starts the fetch of `origin`'s robots.txt; the result comes back through the gate's `learn`.
+    private let fetch: @Sendable (String, RobotsGate) -> Void
+
+    /// Hosts whose rules stay in memory; older ones are read again from the index when needed.
+    static let memoryCapacity = 1024
+    /// RFC 9309 §2.4: a cached robots.txt is not used for more than a day.
+    static let maxFreshness: Double = 24 * 3600
+
+    init(index: CacheIndex?, agent: String = DownloaderConfiguration.productToken,
+         fetch: @escaping @Sendable (String, RobotsGate) -> Void) {
+        self.index = index
+        self.agent = agent
+        self.fetch = fetch
+    }
+
+    /// The verdict for `url` now; or nil, and `resume` gets it (on another thread) once its
+    /// host's robots.txt is known.
+    func check(_ url: ParsedURL, resume: @escaping Resume) -> Verdict? {
+        let origin = url.origin
+        let path = Self.pathAndQuery(of: url.normalized)
+        enum Step { case known(RobotsRules), wait, lookUp }
+        let step = state.withLock { state -> Step in
+            if let rules = state.known[origin] { return .known(rules) }
+            if state.waiting[origin] != nil {
+                state.waiting[origin]!.append((path, resume))
+                return .wait
+            }
+            state.waiting[origin] = [(path, resume)]
+            return .lookUp
+        }
+        switch step {
+        case .known(let rules):
+            return Self.verdict(rules, path)
+        case .wait:
+            return nil
+        case .lookUp:
+            if let stored = index?.robots(for: origin, now: Date().timeIntervalSince1970) {
+                settle(origin, rules: rules(status: stored.status, body: stored.body))
+            } else {
+                fetch(origin, self)
+            }
+            return nil
+        }
+    }
+
+    /// The fetch of `origin`'s robots.txt ended: records the rules (in the index when they may
+    /// be reused) and lets the host's waiting items go on.
+    func learn(_ origin: String, _ fetched: Fetched) {
+        let rules: RobotsRules
+        switch fetched {
+        case .answered(let status, let body, let headers, let requestTime, let responseTime):
+            rules = self.rules(status: status, body: body)
+            let freshness = CacheFreshness(headers: headers, requestTime: requestTime, responseTime: responseTime)
+            let lifetime = headers.directives.noStore ? 0 : min(freshness.lifetime - freshness.initialAge, Self.maxFreshness)
+            if (200..<500).contains(status) && status != 429 && lifetime > 0 {
+                index?.storeRobots(StoredRobots(status: status, body: Array(body.prefix(RobotsRules.maxBytes)),
+                                                expires: responseTime + lifetime), for: origin)
+            }
+        case .failed(_, redirectFailure: true):
+            rules = .allowAll
+        case .failed(let error, redirectFailure: false):
+            rules = .disallowAll("robots.txt could not be fetched (\(error.message)), so the host allows nothing (RFC 9309)")
+        }
+        settle(origin, rules: rules)
+    }
+
+    /// Lets every item still waiting go on with `verdict` (the run is being cancelled).
+    func releaseAll(_ verdict: Verdict) {
+        let waiting = state.withLock { state in
+            defer { state.waiting.removeAll() }
+            return state.waiting.values.flatMap { $0 }
+        }
+        for item in waiting { item.resume(verdict) }
+    }
+
+    private func settle(_ origin: String, rules: RobotsRules) {
+        let waiting = state.withLock { state in
+            if state.known.updateValue(rules, forKey: origin) == nil {
+                state.knownOrder.append(origin)
+                if state.knownOrder.count > Self.memoryCapacity, let oldest = state.knownOrder.popFirst() {
+                    state.known[oldest] = nil
+                }
+            }
+            return state.waiting.removeValue(forKey: origin) ?? []
+        }
+        for item in waiting { item.resume(Self.verdict(rules, item.path)) }
+    }
+
+    private func rules(status: Int, body: [UInt8]) -> RobotsRules {
+        switch status {
+        case 200..<300: RobotsRules(parsing: body, agent: agent)
+        case 429, 500...: .disallowAll("robots.txt answered HTTP \(status), so the host allows nothing (RFC 9309)")
+        default: .allowAll
+        }
+    }
+
+    static func verdict(_ rules: RobotsRules, _ path: String) -> Verdict {
+        switch rules.whole {
+        case .allowAll:
+            return .allowed
+        case .disallowAll(let reason):
+            return path == "/robots.txt" ? .allowed : .disallowed(reason)
+        case .rules:
+            guard let rule = rules.disallowingRule(for: path) else { return .allowed }
+            return .disallowed("robots.txt: \(rule.text) (User-agent: \(rules.group ?? "*"))")
+        }
+    }
+
+    /// The path and query of a normalized URL (`/a/b.jpg?x=1`): what robots.txt rules match.
+    static func pathAndQuery(of normalized: String) -> String {
+        let bytes = Array(normalized.utf8)
+        var index = 0
+        while index + 2 < bytes.count, !(bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+                                         && bytes[index + 2] == UInt8(ascii: "/")) { index += 1 }
+        guard index + 2 < bytes.count,
+              let start = bytes[(index + 3)...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
+            return "/"
+        }
+        let path = String(decoding: bytes[start...], as: UTF8.self)
+        return path.hasPrefix("?") ? "/" + path : path
+    }
+}
+
+extension RobotsGate {
+    /// The first `RobotsRules.maxBytes` of a fetched robots.txt.
+    static func contents(of file: TempFile) -> [UInt8] {
+        file.withContents { source -> [UInt8] in
+            switch source {
+            case .memory(let bytes):
+                return Array(bytes.prefix(RobotsRules.maxBytes))
+            case .descriptor(let descriptor):
+                return read(descriptor)
+            case .file(let path):
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { return [] }
+                defer { close(descriptor) }
+                return read(descriptor)
+            }
+        }
+    }
+
+    private static func read(_ descriptor: Int32) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: RobotsRules.maxBytes)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes {
+                FileDescriptorIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), at: filled)
+            }
+            guard count > 0 else { break }
+            filled += count
+        }
+        return Array(bytes.prefix(filled))
+    }
+}
