@@ -176,3 +176,19 @@ final class OptOutTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles(), ["one.jpg", "two.jpg"])
     }
 }
+
+/// `Retry-After` values a server should not send: each still gives a bounded, short pause.
+final class RetryAfterEdgeTests: EndToEndTestCase {
+    func testAPastDateOrANegativeValueCountsAsNoRetryAfter() throws {
+        _ = try addJPEG("a.jpg")
+        let lines = [server.url("/retry-after-date/1/-3600/past-date/files/a.jpg out=one.jpg"),
+                     server.url("/retry-after/1/-5/negative/files/a.jpg out=two.jpg")]
+        let started = Date()
+        let run = try fetch(lines, ["--per-host", "1"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(try outputFiles(), ["one.jpg", "two.jpg"])
+        // Two pauses of the base backoff (0.5 s, then 1 s) and two retries, not an hour.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        XCTAssertEqual(try server.requests(to: "/retry-after").count, 4)
+    }
+}
