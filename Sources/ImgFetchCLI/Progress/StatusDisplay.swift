@@ -56,8 +56,14 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
 
     static func statusLine(_ snapshot: ProgressSnapshot) -> String {
         let total = "\(snapshot.total)\(snapshot.listComplete ? "" : "+")"
+        var paused = ""
+        if let longest = snapshot.pausedHosts.first {
+            let hosts = snapshot.pausedHosts.count == 1 ? "1 host" : "\(snapshot.pausedHosts.count) hosts"
+            paused = "; \(hosts) paused after 429/503 (longest \(Int(longest.secondsLeft.rounded(.up))) s more)"
+        }
         return "imgfetch: \(snapshot.done)/\(total) items: \(snapshot.saved) saved, \(snapshot.skipped) skipped, "
-            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ProgressFields.rate(snapshot.averageBytesPerSecond)) on average\n"
+            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ProgressFields.rate(snapshot.averageBytesPerSecond)) on average"
+            + paused + "\n"
     }
 }
 

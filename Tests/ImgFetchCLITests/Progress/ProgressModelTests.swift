@@ -88,6 +88,11 @@ final class ProgressModelTests: XCTestCase {
                                         bytes: 3 << 20, bytesPerSecond: 0, averageBytesPerSecond: 300 * 1024)
         XCTAssertEqual(PlainStatusDisplay.statusLine(snapshot),
                        "imgfetch: 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average\n")
+        var paused = snapshot
+        paused.pausedHosts = [PausedHost(host: "https://a.example", secondsLeft: 11.2), PausedHost(host: "https://b.example", secondsLeft: 2)]
+        XCTAssertEqual(PlainStatusDisplay.statusLine(paused),
+                       "imgfetch: 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average; "
+                       + "2 hosts paused after 429/503 (longest 12 s more)\n")
     }
 
     func testSmoothedRateFollowsAChangeWithoutJumping() {
