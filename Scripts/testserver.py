@@ -62,7 +62,8 @@ e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
   /echo-headers                    200 application/json of the request headers
   /robots.txt                      ROOT/robots.txt as /files/ serves it (404 without it); with
                                    ROOT/robots.status holding a code: that status instead; with
-                                   ROOT/robots.redirect: 302 to /robots.txt itself (a loop)
+                                   ROOT/robots.redirect: 302 to /robots.txt itself (a loop); with
+                                   ROOT/robots.noindex: X-Robots-Tag: noindex added
   anything else                    404 "not found\n"; malformed number -> 400
 fail/retry-after* counters share one table keyed by <key>: use unique keys.
 """
@@ -181,7 +182,10 @@ def r_robots(c):
     if not os.path.exists(os.path.join(root, "robots.txt")):
         return text(404, "not found\n")
     c.rest = ["robots.txt"]
-    return r_files(c)
+    r = r_files(c)
+    if os.path.exists(os.path.join(root, "robots.noindex")):
+        r.headers.append(("X-Robots-Tag", "noindex"))
+    return r
 
 
 @route("files")

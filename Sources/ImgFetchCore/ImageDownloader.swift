@@ -28,6 +28,9 @@ public final class ImageDownloader: Sendable {
     private let namer: Mutex<FileNamer>
     /// `--robots`: each host's rules, fetched before its first request; nil without the option.
     private let robots: RobotsGate?
+    /// Subscribers waiting in the robots gate: a token that cancels one removes it here, and the
+    /// item is dropped when the gate lets it go.
+    private let waitingForRobots = Mutex<Set<Int>>([])
     private let ids = IDCounter()
     private let stopped = Atomic<Bool>(false)
     /// What items get once `cancelAll` has run: `cancelled`, or the failure it was given.
@@ -80,12 +83,31 @@ public final class ImageDownloader: Sendable {
         if let robots {
             // Items of a host whose robots.txt is not known yet wait in the gate, then go on from a
             // decode worker; a token cancels them only once they have gone on (`cancelAll` always does).
+            waitingForRobots.withLock { _ = $0.insert(subscriber.id) }
             let verdict = robots.check(url) { [self] verdict in
-                decodeStage.run { [self] in proceed(url, key: key, name: name, options: options, subscriber: subscriber, verdict: verdict) }
+                decodeStage.run { [self] in
+                    proceed(url, key: key, name: name, options: options, subscriber: subscriber, verdict: verdict)
+                    robots.resumed()
+                }
             }
-            guard let verdict else { return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) } }
-            if case .disallowed(let reason) = verdict {
+            guard let verdict else {
+                return DownloadToken(url: url) { [self] in
+                    if waitingForRobots.withLock({ $0.remove(subscriber.id) }) != nil {
+                        output.cancel([subscriber])
+                    } else {
+                        cancel(key: key, subscriberID: subscriber.id)
+                    }
+                }
+            }
+            waitingForRobots.withLock { _ = $0.remove(subscriber.id) }
+            switch verdict {
+            case .allowed:
+                break
+            case .disallowed(let reason):
                 decodeStage.run { [output] in output.skip(subscriber, reason: reason) }
+                return DownloadToken(url: url, cancelAction: nil)
+            case .failed(let error):
+                output.cancel([subscriber], with: .failed(error))
                 return DownloadToken(url: url, cancelAction: nil)
             }
         }
@@ -95,9 +117,14 @@ public final class ImageDownloader: Sendable {
     /// Goes on with an item that waited for its host's robots.txt.
     private func proceed(_ url: ParsedURL, key: String, name: OutputName, options: DownloadOptions, subscriber: Subscriber,
                          verdict: RobotsGate.Verdict) {
+        // Cancelled by its token while it waited: its result is delivered already.
+        guard waitingForRobots.withLock({ $0.remove(subscriber.id) }) != nil else { return }
         if stopped.load(ordering: .relaxed) { return output.cancel([subscriber], with: stopResult.withLock { $0 }) }
-        if case .disallowed(let reason) = verdict { return output.skip(subscriber, reason: reason) }
-        subscribe(url, key: key, name: name, options: options, subscriber: subscriber)
+        switch verdict {
+        case .allowed: subscribe(url, key: key, name: name, options: options, subscriber: subscriber)
+        case .disallowed(let reason): output.skip(subscriber, reason: reason)
+        case .failed(let error): output.cancel([subscriber], with: .failed(error))
+        }
     }
 
     /// Plans the item's output, and joins, creates or declines the URL's transfer.
@@ -175,6 +202,8 @@ public final class ImageDownloader: Sendable {
     /// Waits for every submitted download to finish, then stops the engine, the decode stage, the
     /// index writer and the delivery thread, in the order the items flow.
     public func close() {
+        // Items waiting for a robots.txt still need the engine: it is closed once they are on their way.
+        robots?.waitUntilIdle()
         transport.close()
         decodeStage.close()
         cacheIndex?.close()
@@ -290,6 +319,8 @@ extension ImageDownloader {
         }
         var request = TransferRequest(url: url, priority: .high)
         request.truncatesBody = true
+        // A robots.txt often says X-Robots-Tag: noindex, to stay out of search results; it is read all the same.
+        request.checksOptOut = false
         let transfer = Transfer(id: id, request: request, directory: tempFiles, maxSize: Int64(RobotsRules.maxBytes)) { outcome in
             switch outcome {
             case .fetched(let body, let response):
@@ -305,9 +336,9 @@ extension ImageDownloader {
                                              requestTime: response.requestTime, responseTime: response.responseTime))
             case .failed(let error, _, let status, _):
                 transport.release()
-                // Cancelled: `cancelAll` lets the waiting items go itself.
-                guard error.kind != .cancelled else { return }
-                if let status {
+                if error.kind == .cancelled {
+                    gate.learn(origin, .cancelled)
+                } else if error.kind == .http, let status {
                     gate.learn(origin, .answered(status: status, body: [], headers: ResponseCacheHeaders(), requestTime: 0, responseTime: 0))
                 } else {
                     gate.learn(origin, .failed(error, redirectFailure: error.kind == .redirect))

@@ -62,6 +62,15 @@ final class RobotsTests: EndToEndTestCase {
         XCTAssertTrue(second.stdout.contains("skipped\t\(server.url("/files/no.jpg"))\trobots.txt: Disallow: /files/no"), second.stdout)
     }
 
+    func testARobotsTxtThatIsNotForIndexingIsStillObeyed() throws {
+        try writeRobots("User-agent: *\nDisallow: /\n")
+        try Data().write(to: server.root.appendingPathComponent("robots.noindex"))
+        let url = server.url("/files/a.jpg")
+        let run = try fetch([url], ["--robots"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "skipped\t\(url)\trobots.txt: Disallow: / (User-agent: *)\n")
+    }
+
     func testWithoutTheOptionNoRobotsTxtIsAsked() throws {
         _ = try addJPEG("a.jpg")
         try writeRobots("User-agent: *\nDisallow: /\n")
@@ -87,7 +96,7 @@ final class RobotsTests: EndToEndTestCase {
         XCTAssertTrue(missing.stdout.hasPrefix("saved\t"), missing.stdout)
     }
 
-    func testARedirectLoopAllowsAndAnUnreachableHostDisallows() throws {
+    func testARedirectLoopAllowsAndAnUnreachableHostsItemsFail() throws {
         _ = try addJPEG("a.jpg")
         try Data().write(to: server.root.appendingPathComponent("robots.redirect"))
         let looping = try fetch([server.url("/files/a.jpg")], ["--robots"])
@@ -98,9 +107,12 @@ final class RobotsTests: EndToEndTestCase {
         let closed = try freeLoopbackPort()
         let unreachable = "http://127.0.0.1:\(closed)/a.jpg"
         let down = try fetch([unreachable], ["--robots", "--retries", "0", "--jsonl"])
+        XCTAssertEqual(down.exitCode, 1)
         let result = try XCTUnwrap(try jsonResults(down)[unreachable])
-        XCTAssertEqual(result["status"] as? String, "skipped")
-        XCTAssertTrue((result["skip_reason"] as? String ?? "").contains("robots.txt could not be fetched"), down.stdout)
+        XCTAssertEqual(result["status"] as? String, "failed")
+        let error = try XCTUnwrap(result["error"] as? [String: Any])
+        XCTAssertEqual(error["class"] as? String, "network")
+        XCTAssertTrue((error["message"] as? String ?? "").contains("robots.txt could not be fetched (could not connect"), down.stdout)
     }
 
     func testAHugeOrBinaryRobotsTxtIsReadOnlyAsFarAsItCounts() throws {

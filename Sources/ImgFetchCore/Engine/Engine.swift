@@ -152,11 +152,15 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// How long the loop may wait: until libcurl's timer, a held-back retry's start, or at most a second.
+    /// How long the loop may wait: until libcurl's timer, a held-back retry's start or a parked
+    /// host's opening (only while a transfer could start: with every slot taken, what frees one
+    /// wakes the loop anyway, and a due start would make it spin), or at most a second.
     private func waitTimeoutMilliseconds() -> Int32 {
         let now = Self.monotonicNow()
         var timeout = events.timerMilliseconds(now: now) ?? 1000
-        if let startAt = scheduler.nextStartAt {
+        let canStart = running.count < configuration.concurrency
+            && unreleased.load(ordering: .relaxed) < configuration.effectiveDecodeBacklog
+        if canStart, let startAt = scheduler.nextStartAt {
             timeout = min(timeout, startAt <= now ? 0 : Int((startAt - now) / 1_000_000 + 1))
         }
         return Int32(min(1000, timeout))
@@ -170,7 +174,7 @@ final class Engine: @unchecked Sendable {
         }
         transfer.resetAttempt()
         transfer.protocolLog = protocolLog
-        transfer.optOutAgent = configuration.ignoresOptOut ? nil : DownloaderConfiguration.productToken
+        transfer.optOutAgent = configuration.ignoresOptOut || !transfer.request.checksOptOut ? nil : DownloaderConfiguration.productToken
         transfer.body.heldBodyBudget = heldBodyBudget
         transfer.requestTime = Date().timeIntervalSince1970
         let handle = idleHandles.popLast() ?? options.makeHandle()

@@ -18,21 +18,26 @@ enum RobotsTag {
         fields.first { $0.name == "x-robots-tag" && optsOut($0.value, agent: agent) }?.value
     }
 
-    /// Whether one field value opts out for `agent` (a lowercase product token).
+    /// Whether one field value opts out for `agent` (a lowercase product token). An agent's name
+    /// scopes the directives after it, up to the next agent's (`otherbot: noindex, imgfetch: noai`,
+    /// as a proxy may merge two fields).
     static func optsOut(_ value: String, agent: String) -> Bool {
-        var directives = Substring(value)
-        if let colon = value.firstIndex(of: ":") {
-            let scope = value[..<colon].trimmingWhitespace.lowercased()
-            let isAgent = !scope.isEmpty && !scope.contains(where: { $0 == "," || $0 == " " || $0 == "\t" })
-                && !valuedDirectives.contains(scope) && !optOutDirectives.contains(scope)
-            if isAgent {
-                guard scope == agent else { return false }
-                directives = value[value.index(after: colon)...]
+        var scope: String?
+        for part in value.split(separator: ",") {
+            var directive = Substring(part)
+            if let colon = part.firstIndex(of: ":") {
+                let name = part[..<colon].trimmingWhitespace.lowercased()
+                let isAgent = !name.isEmpty && !name.contains(where: { $0 == " " || $0 == "\t" })
+                    && !valuedDirectives.contains(name) && !optOutDirectives.contains(name)
+                if isAgent {
+                    scope = name
+                    directive = part[part.index(after: colon)...]
+                }
             }
-        }
-        return directives.split(separator: ",").contains { directive in
+            guard scope == nil || scope == agent else { continue }
             let name = directive.split(separator: ":", maxSplits: 1).first.map { $0.trimmingWhitespace.lowercased() } ?? ""
-            return optOutDirectives.contains(name)
+            if optOutDirectives.contains(name) { return true }
         }
+        return false
     }
 }

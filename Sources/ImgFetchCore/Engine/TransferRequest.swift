@@ -13,4 +13,6 @@ struct TransferRequest: Sendable {
     /// Keep the first `maxSize` bytes of a longer body and end the transfer there as fetched,
     /// instead of failing it (robots.txt, of which RFC 9309 reads 500 KiB at most).
     var truncatesBody = false
+    /// Refuse a 2xx response whose `X-Robots-Tag` opts out (unless `--ignore-opt-out`).
+    var checksOptOut = true
 }

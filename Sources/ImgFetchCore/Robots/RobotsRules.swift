@@ -52,7 +52,9 @@ struct RobotsRules: Sendable, Equatable {
         // The agents of the group being read, and whether its rules have begun.
         var agents: [String] = []
         var inRules = false
-        for rawLine in text.prefix(Self.maxBytes).split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+        // A UTF-8 byte order mark would glue itself to the first key.
+        let body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
+        for rawLine in body.prefix(Self.maxBytes).split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
             let line = rawLine.prefix { $0 != UInt8(ascii: "#") }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let key = String(decoding: trimmingHTTPWhitespace(line[..<colon]), as: UTF8.self).lowercased()

@@ -78,7 +78,8 @@ struct HostGates {
     }
 
     /// Records how `host` answered an attempt at `now`. Returns the failure for the host's remaining
-    /// items when this answer tripped its breaker, and the pause in seconds when it paused the host.
+    /// items when this answer tripped its breaker (only then: later answers of a host that is down
+    /// return nil), and the pause in seconds when it paused the host.
     mutating func record(_ answer: Answer, host: String, now: UInt64) -> (tripped: DownloadError?, paused: Double?) {
         switch answer {
         case .served:
@@ -94,6 +95,7 @@ struct HostGates {
             return (nil, nil)
         case .slowDown(let status, let retryAfter):
             var gate = gates[host] ?? Gate()
+            let wasDown = gate.down != nil
             gate.connectionFailures = 0
             // Responses to requests that started before the pause do not double it again.
             let alreadyPaused = gate.pausedUntil > now
@@ -108,16 +110,17 @@ struct HostGates {
             }
             gates[host] = gate
             sweepIfLarge(now: now)
-            return (gate.down, alreadyPaused ? nil : pause)
+            return (wasDown ? nil : gate.down, alreadyPaused ? nil : pause)
         case .connectionFailed(let error):
             var gate = gates[host] ?? Gate()
+            let wasDown = gate.down != nil
             gate.connectionFailures += 1
             if policy.failureLimit > 0, gate.connectionFailures >= policy.failureLimit, gate.down == nil {
                 gate.down = DownloadError(.hostUnreachable, "host unreachable: \(gate.connectionFailures) connection failures "
                     + "in a row to \(host) (--host-failures); the last: \(error.message)")
             }
             gates[host] = gate
-            return (gate.down, nil)
+            return (wasDown ? nil : gate.down, nil)
         }
     }
 

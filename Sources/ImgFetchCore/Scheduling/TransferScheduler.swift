@@ -146,6 +146,7 @@ struct TransferScheduler {
         }
         while let entry = delayed.popMin() { removed.append(entry.transfer) }
         hosts.removeAll()
+        parked = BinaryHeap { $0.opensAt < $1.opensAt }
         ready = BinaryHeap { ($0.rank, $0.position) < ($1.rank, $1.position) }
         pendingCount = 0
         return removed

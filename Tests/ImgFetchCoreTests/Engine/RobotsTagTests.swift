@@ -33,4 +33,12 @@ final class RobotsTagTests: XCTestCase {
         XCTAssertNil(RobotsTag.optOut(in: [fields[0], fields[1]], agent: "imgfetch"))
         XCTAssertNil(RobotsTag.optOut(in: [HeaderField(name: "robots", value: "noai")], agent: "imgfetch"))
     }
+
+    func testMergedFieldsScopeEachAgentsDirectives() {
+        XCTAssertTrue(RobotsTag.optsOut("otherbot: nofollow, imgfetch: noai", agent: "imgfetch"))
+        XCTAssertFalse(RobotsTag.optsOut("imgfetch: nofollow, otherbot: noai", agent: "imgfetch"))
+        XCTAssertTrue(RobotsTag.optsOut("otherbot: nofollow, noindex", agent: "imgfetch") == false,
+                      "a directive after another agent's name belongs to that agent")
+        XCTAssertFalse(RobotsTag.optsOut("unavailable_after: Monday, 25-Jun-2010 15:00:00 PST", agent: "imgfetch"))
+    }
 }

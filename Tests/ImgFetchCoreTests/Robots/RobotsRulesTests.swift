@@ -97,4 +97,9 @@ final class RobotsRulesTests: XCTestCase {
         let path = "/" + String(repeating: "a", count: 2000)
         XCTAssertTrue(allowed(parsed, path))
     }
+
+    func testAByteOrderMarkDoesNotHideTheFirstGroup() {
+        let parsed = RobotsRules(parsing: [0xEF, 0xBB, 0xBF] + Array("User-agent: *\nDisallow: /\n".utf8), agent: "imgfetch")
+        XCTAssertFalse(allowed(parsed, "/a.jpg"))
+    }
 }

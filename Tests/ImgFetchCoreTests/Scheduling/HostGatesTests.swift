@@ -95,6 +95,8 @@ final class HostGatesTests: XCTestCase {
                        + "the last: could not connect to a.example port 80: connection refused")
         XCTAssertEqual(gates.failure(of: host), tripped)
         XCTAssertNil(gates.failure(of: "http://b.example"))
+        XCTAssertNil(gates.record(.connectionFailed(refused), host: host, now: 0).tripped, "a breaker trips once")
+        XCTAssertEqual(gates.failure(of: host), tripped)
     }
 
     func testAnyAnswerResetsTheConnectionFailureCount() {
