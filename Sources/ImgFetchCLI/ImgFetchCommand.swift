@@ -48,11 +48,12 @@ public enum ImgFetchCommand {
         var reportFile: ReportFile?
         var gallery: GalleryRecorder?
         do {
-            let lists = try ListSource.openAll(options.lists)
-            try prepareOutputDirectory(options.outputDirectory)
             if !options.quiet, let hint = ListSource.terminalHint(paths: options.lists, stdinIsTerminal: isatty(STDIN_FILENO) == 1) {
                 stderr.write(hint)
             }
+            // A table's header is read here: a missing URL column is a usage error before anything starts.
+            let lists = try ListSource.openAll(options.lists, settings: options.table)
+            try prepareOutputDirectory(options.outputDirectory)
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog),
                                            concurrency: options.concurrency)

@@ -13,13 +13,23 @@ enum ListEntry: Equatable {
     /// Blank or a `#` comment.
     case skip
     case item(ListItem)
-    /// The line cannot be used; `text` is what was read (for the result line), `reason` says why.
-    case invalid(text: String, reason: String)
+    /// The line cannot be used; `text` is what was read (for the result line), `reason` says why,
+    /// and `row` is what a table row passes through, when its columns could be told apart.
+    case invalid(text: String, reason: String, row: TableRow? = nil)
 }
 
-/// A usable list line: the URL and its optional fields.
+/// A usable list line or table row: the URL and its optional fields.
 struct ListItem: Equatable {
     let url: ParsedURL
     let outName: String?
     let priority: RequestPriority
+    /// A table row's caption and other columns; nil for a plain list.
+    var row: TableRow?
+
+    init(url: ParsedURL, outName: String?, priority: RequestPriority, row: TableRow? = nil) {
+        self.url = url
+        self.outName = outName
+        self.priority = priority
+        self.row = row
+    }
 }

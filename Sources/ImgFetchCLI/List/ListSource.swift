@@ -1,10 +1,30 @@
 import Glibc
 import ImgFetchCore
 
-/// An opened list: a file or stdin, with the name used in `FILE:LINE` messages.
-struct ListSource {
+/// An opened list: a file or stdin, with the name used in `FILE:LINE` messages, read as its
+/// format says. A table's header row is read when it is opened.
+///
+/// Opened on the main thread, then read by the list reader alone: one thread at a time, hence
+/// `@unchecked Sendable`.
+final class ListSource: @unchecked Sendable {
     let name: String
     let descriptor: Int32
+    private var reader: Reader
+
+    private enum Reader {
+        case lines(LineReader)
+        case table(TableReader)
+    }
+
+    init(name: String, descriptor: Int32, settings: TableSettings = TableSettings()) throws(SetupError) {
+        self.name = name
+        self.descriptor = descriptor
+        switch settings.format {
+        case .txt: reader = .lines(LineReader(descriptor: descriptor))
+        case .csv: reader = .table(try TableReader(descriptor: descriptor, dialect: .csv, settings: settings, listName: name))
+        case .tsv: reader = .table(try TableReader(descriptor: descriptor, dialect: .tsv, settings: settings, listName: name))
+        }
+    }
 
     /// The line that tells a user at a terminal where imgfetch is reading from: without it, a run
     /// with no list given (or `-`) on a terminal just waits, silently, for typed URLs.
@@ -13,13 +33,14 @@ struct ListSource {
         return "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
     }
 
-    /// Opens every list before the run starts, so an unreadable one is a usage error (exit 2), not a half-done run.
-    static func openAll(_ paths: [String]) throws(SetupError) -> [ListSource] {
-        if paths.isEmpty { return [ListSource(name: "<stdin>", descriptor: STDIN_FILENO)] }
+    /// Opens every list before the run starts, so an unreadable one (or a table without the URL
+    /// column) is a usage error (exit 2), not a half-done run.
+    static func openAll(_ paths: [String], settings: TableSettings = TableSettings()) throws(SetupError) -> [ListSource] {
+        if paths.isEmpty { return [try ListSource(name: "<stdin>", descriptor: STDIN_FILENO, settings: settings)] }
         var sources: [ListSource] = []
         for path in paths {
             if path == "-" {
-                sources.append(ListSource(name: "<stdin>", descriptor: STDIN_FILENO))
+                sources.append(try ListSource(name: "<stdin>", descriptor: STDIN_FILENO, settings: settings))
                 continue
             }
             let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -31,10 +52,31 @@ struct ListSource {
                 close(fd)
                 throw SetupError(message: "cannot read list '\(path)': it is a directory")
             }
-            sources.append(ListSource(name: path, descriptor: fd))
+            sources.append(try ListSource(name: path, descriptor: fd, settings: settings))
         }
         return sources
     }
 
-    func lines() -> LineReader { LineReader(descriptor: descriptor) }
+    /// The next line or row as a list entry, with its line number; nil at the end of the list.
+    func next() -> (line: Int, entry: ListEntry)? {
+        switch reader {
+        case .table(var table):
+            let next = table.next()
+            reader = .table(table)
+            return next
+        case .lines(var lines):
+            let line = lines.next()
+            reader = .lines(lines)
+            switch line {
+            case nil:
+                return nil
+            case .tooLong(let number):
+                return (number, .invalid(text: "", reason: "line longer than \(LineReader.maxLineBytes) bytes"))
+            case .readError(let message, let number):
+                return (number, .invalid(text: "", reason: "cannot read the list: \(message)"))
+            case .text(let text, let number):
+                return (number, ListLineParser.parse(text))
+            }
+        }
+    }
 }

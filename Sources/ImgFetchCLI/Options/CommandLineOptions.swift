@@ -38,6 +38,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var maxTime: Double?
     /// Retries of transient failures.
     public var retries = library.retries
+    /// How the lists are read: their format and, for tables, the URL and caption columns.
+    var table = TableSettings()
     /// Requests per second to one host, or nil for no spacing.
     public var ratePerHost: Double?
     /// Connection failures (or 429/503 answers) in a row before a host's remaining items fail; 0: never.

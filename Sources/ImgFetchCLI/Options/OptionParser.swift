@@ -195,6 +195,17 @@ public enum OptionParser {
             options.maxTime = try ValueParser.seconds(value, for: spelling)
         case .retries:
             options.retries = try ValueParser.integer(value, in: 0...100, for: spelling)
+        case .inputFormat:
+            guard let format = InputFormat(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected txt, csv or tsv"))
+            }
+            options.table.format = format
+        case .urlColumn:
+            guard !value.isEmpty else { throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected a column name")) }
+            options.table.urlColumn = value
+        case .captionColumn:
+            guard !value.isEmpty else { throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected a column name")) }
+            options.table.captionColumn = value
         case .ratePerHost:
             options.ratePerHost = try ValueParser.rate(value, for: spelling)
         case .hostFailures:

@@ -8,6 +8,13 @@ enum OptionTable {
     static let options: [OptionSpec] = [
         .valued(.outputDirectory, "output-dir", short: "o", "DIR", .directory, default: ".",
                 help: "where images go, created if missing"),
+        .valued(.inputFormat, "input-format", "FORMAT", .choice(InputFormat.allCases.map(\.rawValue)), default: "txt",
+                help: "how lists are read; txt: a URL per line with out= and priority=; csv (RFC 4180) or tsv: a table "
+                    + "with a header row, whose columns go into each item's JSON result"),
+        .valued(.urlColumn, "url-column", "NAME", .text, default: "url",
+                help: "with csv or tsv: the column that holds the URLs"),
+        .valued(.captionColumn, "caption-column", "NAME", .text,
+                help: "with csv or tsv: the column that holds each image's caption"),
         .valued(.concurrency, "concurrency", short: "j", "N", .number, default: "16",
                 help: "simultaneous transfers, 1-1024"),
         .valued(.perHost, "per-host", "N", .number, default: "6",

@@ -6,4 +6,13 @@ struct ItemReport: Sendable {
     /// The URL as it may be shown (no password).
     let displayURL: String
     let result: DownloadResult
+    /// What a table row adds to its result: the caption and the other columns; nil for a plain list.
+    var row: TableRow?
+
+    init(position: ListPosition, displayURL: String, result: DownloadResult, row: TableRow? = nil) {
+        self.position = position
+        self.displayURL = displayURL
+        self.result = result
+        self.row = row
+    }
 }

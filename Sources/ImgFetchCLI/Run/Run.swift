@@ -62,21 +62,7 @@ struct Run {
         let model = reporter.model
         let showsProgress = reporter.showsProgress
         for list in lists {
-            var reader = list.lines()
-            while let line = reader.next() {
-                let number: Int
-                let entry: ListEntry
-                switch line {
-                case .tooLong(let lineNumber):
-                    number = lineNumber
-                    entry = .invalid(text: "", reason: "line longer than \(LineReader.maxLineBytes) bytes")
-                case .readError(let message, let lineNumber):
-                    number = lineNumber
-                    entry = .invalid(text: "", reason: "cannot read the list: \(message)")
-                case .text(let text, let lineNumber):
-                    number = lineNumber
-                    entry = ListLineParser.parse(text)
-                }
+            while let (number, entry) = list.next() {
                 if case .skip = entry { continue }
                 guard control.admit() else { return }
                 model.itemQueued()
@@ -84,8 +70,8 @@ struct Run {
                 switch entry {
                 case .skip:
                     break
-                case .invalid(let text, let reason):
-                    finish(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)))
+                case .invalid(let text, let reason, let row):
+                    finish(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)), row: row)
                 case .item(let item):
                     let options = DownloadOptions(fileName: item.outName, priority: item.priority)
                     let name = item.outName ?? item.url.lastPathSegment
@@ -96,17 +82,18 @@ struct Run {
                     let progress: DownloadProgressHandler? = slot.map { slot in { @Sendable received, expected in
                         model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
                     } }
+                    let row = item.row
                     downloader.download(item.url, options: options, progress: progress, completion: { result in
-                        finish(position, item.url.redacted, result, progress: slot, transfer: transfer)
+                        finish(position, item.url.redacted, result, row: row, progress: slot, transfer: transfer)
                     })
                 }
             }
         }
     }
 
-    private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult,
+    private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult, row: TableRow? = nil,
                         progress: ProgressItem? = nil, transfer: String = "") {
-        reporter.report(ItemReport(position: position, displayURL: url, result: result), progress: progress, transfer: transfer)
+        reporter.report(ItemReport(position: position, displayURL: url, result: result, row: row), progress: progress, transfer: transfer)
         control.itemDone()
     }
 }

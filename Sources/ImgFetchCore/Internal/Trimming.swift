@@ -13,7 +13,7 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
     ///
     /// Works on the UTF-8 bytes: the four are ASCII, so the cut is exact, where String indices
     /// would round to whole Characters ("\r\n" is one, and so is U+0600 with the space after it).
-    var trimmingWhitespace: String {
+    package var trimmingWhitespace: String {
         String(decoding: trimmingHTTPWhitespace(utf8), as: UTF8.self)
     }
 }

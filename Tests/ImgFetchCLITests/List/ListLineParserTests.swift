@@ -80,7 +80,7 @@ final class ListLineParserTests: XCTestCase {
     }
 
     func testNotAURL() {
-        guard case .invalid(let text, let reason) = ListLineParser.parse("example.com/a.jpg") else {
+        guard case .invalid(let text, let reason, _) = ListLineParser.parse("example.com/a.jpg") else {
             return XCTFail("a URL without a scheme was accepted")
         }
         XCTAssertEqual(text, "example.com/a.jpg")

@@ -41,7 +41,7 @@ final class OptionTableTests: XCTestCase {
             }
             XCTAssertThrowsError(try OptionParser.parse(["--\(spec.long)", "no-such-choice"]), spec.long)
         }
-        XCTAssertEqual(choiceOptions, 5, "--save-as, --name, --cache-policy, --progress, --completions")
+        XCTAssertEqual(choiceOptions, 6, "--input-format, --save-as, --name, --cache-policy, --progress, --completions")
     }
 
     func testEveryChoiceIsNamedInTheHelp() {
