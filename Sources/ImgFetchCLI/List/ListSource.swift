@@ -23,6 +23,7 @@ final class ListSource: @unchecked Sendable {
         case .txt: reader = .lines(LineReader(descriptor: descriptor))
         case .csv: reader = .table(try TableReader(descriptor: descriptor, dialect: .csv, settings: settings, listName: name))
         case .tsv: reader = .table(try TableReader(descriptor: descriptor, dialect: .tsv, settings: settings, listName: name))
+        case .jsonl: reader = .table(TableReader(jsonLinesOf: descriptor, settings: settings))
         }
     }
 

@@ -2,13 +2,15 @@ import Glibc
 import ImgFetchCore
 
 /// Reads a table as a stream of records: CSV as RFC 4180 has it (quoted fields with `""` for a
-/// quote, commas and line breaks inside quotes, CRLF or LF), or TSV (a tab between fields, no
-/// quoting, one record per line). The input is read in chunks; a record never grows memory past
+/// quote, commas and line breaks inside quotes, CRLF or LF), TSV (a tab between fields, no
+/// quoting, one record per line), or whole lines (JSON Lines). The input is read in chunks; a record never grows memory past
 /// `maxRecordBytes`.
 struct RecordReader {
     enum Dialect: Sendable {
         case csv
         case tsv
+        /// One record per line, the whole line its one field (JSON Lines).
+        case lines
     }
 
     /// One record, numbered by the line it starts on.
@@ -70,9 +72,9 @@ struct RecordReader {
                 return .invalid(reason: "record longer than \(Self.maxRecordBytes >> 20) MiB (an unclosed quote?); "
                     + "reading goes on at the next line", line: startLine)
             }
-            if dialect == .tsv {
+            if dialect != .csv {
                 switch byte {
-                case UInt8(ascii: "\t"):
+                case UInt8(ascii: "\t") where dialect == .tsv:
                     fields.append(Self.decode(field))
                     field.removeAll(keepingCapacity: true)
                 case UInt8(ascii: "\n"):

@@ -15,6 +15,8 @@ enum InputFormat: String, CaseIterable, Sendable {
     case csv
     /// Tab-separated values with a header row.
     case tsv
+    /// JSON Lines: one JSON object per line, its members the columns.
+    case jsonl
 }
 
 /// What a table row adds to its item: the caption and the columns passed through to its result.
@@ -26,21 +28,37 @@ struct TableRow: Sendable, Equatable {
 /// One column of a table row that is passed through to the item's result.
 struct TableColumn: Sendable, Equatable {
     let name: String
+    /// The text of a CSV or TSV field; for JSON Lines, the member's value exactly as written.
     let value: String
+    /// `value` is JSON text (a JSON Lines member), not a string to be quoted.
+    var isJSON = false
 }
 
-/// Turns a CSV or TSV list into list entries: the header row names the columns, `--url-column`
-/// holds the URL, `--caption-column` the caption, and every other column passes through.
+/// Turns a CSV, TSV or JSON Lines list into list entries: the header row (or each object's
+/// members) names the columns, `--url-column` holds the URL, `--caption-column` the caption, and
+/// every other column passes through.
 struct TableReader {
     let columns: [String]
     private let urlIndex: Int
     private let captionIndex: Int?
     private var records: RecordReader
+    /// JSON Lines: no header; each row names its own members.
+    private let jsonLines: TableSettings?
+
+    /// A JSON Lines list: nothing to read before the rows.
+    init(jsonLinesOf descriptor: Int32, settings: TableSettings) {
+        records = RecordReader(descriptor: descriptor, dialect: .lines)
+        columns = []
+        urlIndex = 0
+        captionIndex = nil
+        jsonLines = settings
+    }
 
     /// Reads the header row of `descriptor`'s table; a missing URL or caption column, or no
     /// header at all, is a usage error naming the list.
     init(descriptor: Int32, dialect: RecordReader.Dialect, settings: TableSettings, listName: String) throws(SetupError) {
         records = RecordReader(descriptor: descriptor, dialect: dialect)
+        jsonLines = nil
         var header: [String]?
         while header == nil, let record = records.next() {
             switch record {
@@ -77,12 +95,42 @@ struct TableReader {
         guard let record = records.next() else { return nil }
         switch record {
         case .fields(let fields, let line):
+            if let settings = jsonLines { return (line, entry(jsonLine: fields.first ?? "", settings)) }
             return (line, entry(fields))
         case .invalid(let reason, let line):
             return (line, .invalid(text: "", reason: reason))
         case .readError(let message, let line):
             return (line, .invalid(text: "", reason: "cannot read the list: \(message)"))
         }
+    }
+
+    private func entry(jsonLine line: String, _ settings: TableSettings) -> ListEntry {
+        if line.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .skip }
+        let members: [(key: String, value: String)]
+        do {
+            members = try JSONObjectScanner.members(of: Array(line.utf8))
+        } catch {
+            return .invalid(text: "", reason: "invalid JSON line: \(error.reason)")
+        }
+        var passed: [TableColumn] = []
+        var urlValue: String?
+        var captionValue: String?
+        for member in members {
+            if member.key == settings.urlColumn && urlValue == nil {
+                urlValue = member.value
+            } else if member.key == settings.captionColumn && captionValue == nil {
+                captionValue = member.value
+            } else {
+                passed.append(TableColumn(name: member.key, value: member.value, isJSON: true))
+            }
+        }
+        // A caption that is not a JSON string is kept as the JSON it is.
+        let row = TableRow(caption: captionValue.map { JSONObjectScanner.string($0) ?? $0 }, columns: passed)
+        guard let urlValue else { return .invalid(text: "", reason: "no '\(settings.urlColumn)' member for the URL", row: row) }
+        guard let urlText = JSONObjectScanner.string(urlValue)?.trimmingWhitespace else {
+            return .invalid(text: "", reason: "the '\(settings.urlColumn)' member is not a string", row: row)
+        }
+        return item(urlText, column: settings.urlColumn, row: row)
     }
 
     private func entry(_ fields: [String]) -> ListEntry {
@@ -95,11 +143,14 @@ struct TableReader {
         for (index, name) in columns.enumerated() where index != urlIndex && index != captionIndex {
             passed.append(TableColumn(name: name, value: fields[index]))
         }
-        let caption = captionIndex.map { fields[$0] }
-        let row = TableRow(caption: caption, columns: passed)
-        guard !urlText.isEmpty else { return .invalid(text: "", reason: "empty URL in column '\(columns[urlIndex])'", row: row) }
+        return item(urlText, column: columns[urlIndex], row: TableRow(caption: captionIndex.map { fields[$0] }, columns: passed))
+    }
+
+    /// The row's item, or why its URL cannot be fetched.
+    private func item(_ urlText: String, column: String, row: TableRow) -> ListEntry {
+        guard !urlText.isEmpty else { return .invalid(text: "", reason: "empty URL in column '\(column)'", row: row) }
         if urlText.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            return .invalid(text: urlText, reason: "control character in the URL of column '\(columns[urlIndex])'", row: row)
+            return .invalid(text: urlText, reason: "control character in the URL of column '\(column)'", row: row)
         }
         let url: ParsedURL
         do {

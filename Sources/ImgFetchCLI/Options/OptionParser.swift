@@ -197,7 +197,7 @@ public enum OptionParser {
             options.retries = try ValueParser.integer(value, in: 0...100, for: spelling)
         case .inputFormat:
             guard let format = InputFormat(rawValue: value) else {
-                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected txt, csv or tsv"))
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected txt, csv, tsv or jsonl"))
             }
             options.table.format = format
         case .urlColumn:
