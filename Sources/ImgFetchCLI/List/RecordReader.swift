@@ -61,7 +61,7 @@ struct RecordReader {
                 }
                 if !consumedAny { return nil }
                 if quoted { return .invalid(reason: "a quoted field is not closed before the end of the list", line: startLine) }
-                fields.append(Self.decode(field))
+                fields.append(Self.decode(field, droppingCR: !afterQuote))
                 return stray ? .invalid(reason: "a character follows a closing quote", line: startLine) : .fields(fields, line: startLine)
             }
             consumedAny = true

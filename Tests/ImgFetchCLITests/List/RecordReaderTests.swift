@@ -93,6 +93,7 @@ final class RecordReaderTests: XCTestCase {
             .fields([""], line: 3),
             .fields(["x"], line: 4),
         ])
+        XCTAssertEqual(records("a,b\r"), [.fields(["a", "b"], line: 1)], "a last CRLF cut after its CR")
     }
 
     // MARK: - TableReader
