@@ -160,7 +160,7 @@ final class DecodingTests: EndToEndTestCase {
         let url = server.url("/files/none.jpg")
         let resize = try fetch([url], ["--max-dimension", "64"])
         XCTAssertEqual(resize.exitCode, 2)
-        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs --save-as png, ppm or pam"), resize.stderr)
+        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs --save-as png, ppm, pam or jpeg"), resize.stderr)
         let strict = try fetch([url], ["--require-verified", "--no-decode"])
         XCTAssertEqual(strict.exitCode, 2)
         XCTAssertTrue(strict.stderr.contains("option '--require-verified' cannot be used with --no-decode"), strict.stderr)
@@ -183,6 +183,28 @@ final class DecodingTests: EndToEndTestCase {
         let original = try fetch([server.url("/files/photo.jpg") + " out=kept.jpg"], ["--jsonl"])
         let kept = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(original.stdout.utf8)) as? [String: Any])
         XCTAssertTrue(kept["output_width"] is NSNull, original.stdout)
+    }
+
+    func testSaveAsJPEGWritesAJPEGThatDjpegReadsAndAQualityChangeRewritesIt() throws {
+        try server.addFile("photo.jpeg", jpeg)
+        let first = try fetch([server.url("/files/photo.jpeg")], ["--save-as", "jpeg", "--max-dimension", "64", "--jsonl"])
+        XCTAssertEqual(first.exitCode, 0, first.stderr)
+        XCTAssertEqual(try outputFiles(), ["photo.jpg"], "the name takes the .jpg extension")
+        let file = URL(fileURLWithPath: outputDirectory).appendingPathComponent("photo.jpg")
+        let written = try XCTUnwrap(NetpbmImage.reference("djpeg", ["-ppm"], file: file), "djpeg cannot read the output")
+        XCTAssertEqual(max(written.width, written.height), 64)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["output_width"] as? Int, written.width)
+        let atDefault = try Data(contentsOf: file)
+
+        let lower = try fetch([server.url("/files/photo.jpeg")],
+                              ["--save-as", "jpeg", "--max-dimension", "64", "--quality", "20", "--overwrite"])
+        XCTAssertEqual(lower.exitCode, 0, lower.stderr)
+        XCTAssertLessThan(try Data(contentsOf: file).count, atDefault.count, "the index reused the quality-95 file for quality 20")
+
+        let refused = try fetch([server.url("/files/photo.jpeg")], ["--quality", "80"])
+        XCTAssertEqual(refused.exitCode, 2)
+        XCTAssertTrue(refused.stderr.contains("option '--quality' needs --save-as jpeg"), refused.stderr)
     }
 
     func testSixteenBitAndGrayImagesStayLossless() throws {

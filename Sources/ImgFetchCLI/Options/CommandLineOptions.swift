@@ -68,6 +68,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var saveAs: SaveAsChoice = .original
     /// With decompressed outputs: the longest side after downscaling.
     public var maxDimension: Int?
+    /// The quality of `--save-as jpeg`, 1-100; nil: its default.
+    public var quality: Int?
     /// Skip full decoding (bodies are still sniffed).
     public var noDecode = false
     /// Fail images of formats imgfetch cannot decode instead of saving them unverified.
@@ -138,6 +140,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.naming = naming
         configuration.saveAs = saveAs.configuration
         configuration.maxDimension = maxDimension
+        configuration.quality = quality
         configuration.verifyImages = !noDecode
         configuration.requireVerified = requireVerified
         configuration.ignoresOptOut = ignoreOptOut
@@ -162,7 +165,7 @@ public enum ProgressMode: String, Sendable, Equatable, CaseIterable {
 
 /// `--save-as`: the original bytes, or decompressed pixels in one of three formats.
 public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
-    case original, png, ppm, pam
+    case original, png, ppm, pam, jpeg
 
     var configuration: SaveAs {
         switch self {
@@ -170,6 +173,7 @@ public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
         case .png: .pixels(.png)
         case .ppm: .pixels(.ppm)
         case .pam: .pixels(.pam)
+        case .jpeg: .pixels(.jpeg)
         }
     }
 }

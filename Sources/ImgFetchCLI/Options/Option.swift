@@ -11,7 +11,7 @@ enum Option: Hashable, Sendable {
     enum Valued: Hashable, Sendable, CaseIterable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries, ratePerHost, hostFailures, deadline
         case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report, gallery
-        case saveAs, maxDimension, maxPixels, cachePolicy, completions, inputFormat, urlColumn, captionColumn
+        case saveAs, maxDimension, quality, maxPixels, cachePolicy, completions, inputFormat, urlColumn, captionColumn
     }
 
     case flag(Flag)

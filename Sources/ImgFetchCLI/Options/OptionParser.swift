@@ -95,7 +95,11 @@ public enum OptionParser {
     private static func checkCombinations(_ options: CommandLineOptions) throws(UsageError) {
         if options.maxDimension != nil && options.saveAs == .original {
             throw UsageError(option: "--max-dimension", problem: .combination(
-                "needs --save-as png, ppm or pam: original bytes are saved unchanged, never resized"))
+                "needs --save-as png, ppm, pam or jpeg: original bytes are saved unchanged, never resized"))
+        }
+        if options.quality != nil && options.saveAs != .jpeg {
+            throw UsageError(option: "--quality", problem: .combination(
+                "needs --save-as jpeg: the other outputs are lossless or the original bytes"))
         }
         if options.requireVerified && options.noDecode {
             throw UsageError(option: "--require-verified", problem: .combination(
@@ -244,7 +248,7 @@ public enum OptionParser {
             options.galleryFile = try ValueParser.path(value, for: spelling)
         case .saveAs:
             guard let choice = SaveAsChoice(rawValue: value) else {
-                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm or pam"))
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm, pam or jpeg"))
             }
             options.saveAs = choice
         case .cachePolicy:
@@ -254,6 +258,8 @@ public enum OptionParser {
             options.cachePolicy = policy
         case .maxDimension:
             options.maxDimension = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
+        case .quality:
+            options.quality = try ValueParser.integer(value, in: 1...100, for: spelling)
         case .maxPixels:
             options.maxPixels = try ValueParser.integer(value, in: 1...Int(Int32.max) * 64, for: spelling)
         case .completions:

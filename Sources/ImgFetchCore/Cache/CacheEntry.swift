@@ -79,7 +79,10 @@ public struct CacheEntry: Sendable, Equatable {
     static func outputKind(for configuration: DownloaderConfiguration) -> String {
         switch configuration.saveAs {
         case .original: "original"
-        case .pixels(let format): configuration.maxDimension.map { "\(format.rawValue):\($0)" } ?? format.rawValue
+        case .pixels(let format):
+            // A lossy output's quality is part of what the file holds.
+            (format.defaultQuality.map { "\(format.rawValue)@q\(configuration.quality ?? $0)" } ?? format.rawValue)
+                + (configuration.maxDimension.map { ":\($0)" } ?? "")
         }
     }
 }

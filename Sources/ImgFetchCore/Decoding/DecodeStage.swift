@@ -79,7 +79,7 @@ final class DecodeStage: Sendable {
         }
         let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: configuration.maxDimension,
                                          output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory,
-                                         memoryBudget: ImageCodec.defaultPixelMemory)
+                                         memoryBudget: ImageCodec.defaultPixelMemory, quality: configuration.quality)
         return body.tempFile.withContents {
             ImageCodec.convert($0, format: format, conversion: conversion, limits: configuration.decodeLimits, budget: memory)
         }

@@ -59,6 +59,8 @@ public struct DownloaderConfiguration: Sendable {
     public var saveAs: SaveAs = .original
     /// With decompressed outputs: downscale so the longer side is at most this.
     public var maxDimension: Int?
+    /// The quality of a lossy output (`--save-as jpeg`), 1-100; nil: the format's default.
+    public var quality: Int?
     /// Decode every image of a decodable format fully (every frame) before saving it (`--no-decode`
     /// turns this off; bodies are still sniffed).
     public var verifyImages = true

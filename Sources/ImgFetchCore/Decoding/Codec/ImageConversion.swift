@@ -7,6 +7,8 @@ struct ImageConversion {
     var output: Int32
     var scratchDirectory: String
     var memoryBudget: Int
+    /// The quality of a lossy `pixelFormat` (1-100); nil: the format's default.
+    var quality: Int?
     var purpose = Purpose.output
 
     /// What the pixels are for.
@@ -51,7 +53,10 @@ struct ImageConversion {
         let size = orientation.outputSize(width: plan.targetWidth, height: plan.targetHeight)
         let layout = decoded.layout
         let preview = purpose == .preview
-        let written = preview ? PixelLayout(channels: layout.channels, bitDepth: 8) : layout
+        let eightBit = preview || pixelFormat == .jpeg
+        let written = eightBit ? PixelLayout(channels: layout.channels, bitDepth: 8) : layout
+        // JPEG has no alpha: such sources are composited onto black on the way.
+        let flattens = purpose == .output && pixelFormat == .jpeg && (layout.channels == 2 || layout.channels == 4)
 
         var sink: RowSink
         switch (purpose, pixelFormat) {
@@ -63,6 +68,11 @@ struct ImageConversion {
             sink = try PNGRowWriter(width: size.width, height: size.height, layout: written, fd: output)
         case (.output, .ppm), (.output, .pam):
             sink = try NetpbmRowWriter(format: pixelFormat, width: size.width, height: size.height, layout: written, fd: output)
+        case (.output, .jpeg):
+            let color = PixelLayout(channels: flattens ? layout.channels - 1 : layout.channels, bitDepth: 8)
+            sink = try JPEGRowWriter(width: size.width, height: size.height, layout: color,
+                                     quality: quality ?? PixelFormat.jpeg.defaultQuality!, fd: output)
+            if flattens { sink = AlphaFlattener(width: size.width, channels: layout.channels, next: sink) }
         }
         if written != layout {
             sink = SampleDepthReducer(width: size.width, channels: layout.channels, next: sink)
@@ -84,7 +94,7 @@ struct ImageConversion {
         source.verified = true
         source.outputWidth = size.width
         source.outputHeight = size.height
-        let channels = pixelFormat == .ppm && !preview ? 3 : layout.channels
+        let channels = pixelFormat == .ppm && !preview ? 3 : flattens ? layout.channels - 1 : layout.channels
         return ConvertedImage(source: source, width: size.width, height: size.height, channels: channels, bitDepth: written.bitDepth)
     }
 

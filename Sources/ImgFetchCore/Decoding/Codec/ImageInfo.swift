@@ -14,7 +14,7 @@ public struct ImageInfo: Sendable, Equatable {
     public var orientation: Int
     /// True when every row (every progressive scan, every frame) was decoded without error.
     public var verified: Bool
-    /// Width and height of the pixels written (`--save-as png|ppm|pam`: after orientation and
+    /// Width and height of the pixels written (`--save-as png|ppm|pam|jpeg`: after orientation and
     /// downscaling); nil when the original bytes were saved.
     public var outputWidth: Int?
     public var outputHeight: Int?

@@ -6,7 +6,13 @@ public enum PixelFormat: String, Sendable, CaseIterable {
     case ppm
     /// Netpbm P7: 8-bit RGB, or RGB_ALPHA when the source has alpha.
     case pam
+    /// Baseline JPEG (libjpeg-turbo): 8-bit gray or RGB, alpha composited onto black; lossy, at
+    /// `DownloaderConfiguration.quality`.
+    case jpeg
 
     /// The extension a file of this format is saved with.
-    public var fileExtension: String { rawValue }
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+
+    /// The quality a lossy format is written at when none is given.
+    public var defaultQuality: Int? { self == .jpeg ? 95 : nil }
 }

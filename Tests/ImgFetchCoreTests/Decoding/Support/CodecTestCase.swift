@@ -95,13 +95,14 @@ class CodecTestCase: XCTestCase {
     func decodeOutput(_ bytes: [UInt8], _ pixelFormat: PixelFormat) throws -> Image {
         switch pixelFormat {
         case .png: try decodePNG(bytes)
+        case .jpeg: try decodePNG(bytes, format: .jpeg)
         case .ppm, .pam: try NetpbmReader.read(bytes)
         }
     }
 
-    /// Decodes a PNG to rows of its own layout with the codec's own row reader.
-    func decodePNG(_ bytes: [UInt8]) throws -> Image {
-        let decoder = try ImageDecoder(path: try write(bytes, name: "readback.png"), format: .png, limits: DecodeLimits())
+    /// Decodes a PNG (or another format the codec reads) to rows of its own layout with the codec's own row reader.
+    func decodePNG(_ bytes: [UInt8], format: ImageFormat = .png) throws -> Image {
+        let decoder = try ImageDecoder(path: try write(bytes, name: "readback.\(format.fileExtension)"), format: format, limits: DecodeLimits())
         try decoder.start()
         let out = decoder.output
         let rowBytes = out.rowBytes
