@@ -26,7 +26,7 @@ final class TableInputJSONLinesTests: EndToEndTestCase {
         XCTAssertEqual(columns["score"] as? Double, 0.25)
         XCTAssertEqual((columns["tags"] as? [Any])?.count, 2)
         // The raw JSON text goes through, not a re-encoding.
-        XCTAssertTrue(run.stdout.contains(#""columns":{"id":7,"tags":["x", 1],"score":0.25}"#), run.stdout)
+        XCTAssertTrue(run.stdout.contains(#""columns":{"id":7,"tags":["x",1],"score":0.25}"#), run.stdout)
         XCTAssertEqual((byLine[3]?["error"] as? [String: Any])?["message"] as? String, "no 'url' member for the URL")
         XCTAssertEqual(byLine[3]?["caption"] as? String, "no url")
         XCTAssertEqual((byLine[4]?["error"] as? [String: Any])?["message"] as? String, "the 'url' member is not a string")

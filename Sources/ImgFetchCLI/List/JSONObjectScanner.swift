@@ -35,7 +35,7 @@ struct JSONObjectScanner {
                 scanner.skipSpace()
                 let start = scanner.index
                 try scanner.value(depth: 1)
-                members.append((key, String(decoding: text[start..<scanner.index], as: UTF8.self)))
+                members.append((key, Self.compacted(text[start..<scanner.index])))
                 scanner.skipSpace()
                 if scanner.peek == UInt8(ascii: ",") {
                     scanner.index += 1
@@ -48,6 +48,31 @@ struct JSONObjectScanner {
         scanner.skipSpace()
         guard scanner.index == text.count else { throw Failure(reason: "text after the JSON object") }
         return members
+    }
+
+    /// A checked value's text without the whitespace between its tokens: a line break inside an
+    /// array would otherwise end the one-line JSON result it is copied into.
+    private static func compacted(_ value: ArraySlice<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(value.count)
+        var inString = false
+        var escaped = false
+        for byte in value {
+            if inString {
+                out.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+                out.append(byte)
+                if byte == UInt8(ascii: "\"") { inString = true }
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The text of a JSON string value (as `members` returns it), or nil when it is another kind of value.

@@ -18,6 +18,17 @@ enum ListEntry: Equatable {
     case invalid(text: String, reason: String, row: TableRow? = nil)
 }
 
+extension ListEntry {
+    /// The table row an entry carries, if any.
+    var row: TableRow? {
+        switch self {
+        case .item(let item): item.row
+        case .invalid(_, _, let row): row
+        case .skip: nil
+        }
+    }
+}
+
 /// A usable list line or table row: the URL and its optional fields.
 struct ListItem: Equatable {
     let url: ParsedURL

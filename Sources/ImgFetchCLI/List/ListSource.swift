@@ -38,6 +38,10 @@ final class ListSource: @unchecked Sendable {
     /// column) is a usage error (exit 2), not a half-done run.
     static func openAll(_ paths: [String], settings: TableSettings = TableSettings()) throws(SetupError) -> [ListSource] {
         if paths.isEmpty { return [try ListSource(name: "<stdin>", descriptor: STDIN_FILENO, settings: settings)] }
+        if settings.format != .txt && paths.filter({ $0 == "-" }).count > 1 {
+            // A second reader would take a row from the middle of the input for its header.
+            throw SetupError(message: "stdin ('-') can be given only once with --input-format \(settings.format.rawValue)")
+        }
         var sources: [ListSource] = []
         for path in paths {
             if path == "-" {

@@ -3,8 +3,11 @@ import ImgFetchCore
 
 /// Reads a table as a stream of records: CSV as RFC 4180 has it (quoted fields with `""` for a
 /// quote, commas and line breaks inside quotes, CRLF or LF), TSV (a tab between fields, no
-/// quoting, one record per line), or whole lines (JSON Lines). The input is read in chunks; a record never grows memory past
-/// `maxRecordBytes`.
+/// quoting, one record per line), or whole lines (JSON Lines).
+///
+/// The input is read in chunks. A record over `maxRecordBytes` is reported once it ends (its
+/// quotes are still followed, so a long quoted field does not split into false records) and its
+/// bytes are not kept; only a quote that never closes runs to the end of the input.
 struct RecordReader {
     enum Dialect: Sendable {
         case csv
@@ -15,6 +18,7 @@ struct RecordReader {
 
     /// One record, numbered by the line it starts on.
     enum Record: Equatable {
+        /// The record's fields; none for a line with nothing on it.
         case fields([String], line: Int)
         /// The record cannot be used; reading goes on after it.
         case invalid(reason: String, line: Int)
@@ -22,8 +26,8 @@ struct RecordReader {
         case readError(String, line: Int)
     }
 
-    /// Longest record accepted: far beyond any row of URLs and captions, and a bound on what an
-    /// unclosed quote can swallow before it is reported.
+    /// Longest record kept: far beyond any row of URLs and captions. Rows wait in memory until
+    /// their item is done, so this bounds what one row can hold there.
     static let maxRecordBytes = 1 << 20
     private static let chunkSize = 64 * 1024
 
@@ -33,9 +37,12 @@ struct RecordReader {
     private var position = 0
     private var atEnd = false
     private var failed = false
+    private var readError: String?
     /// The line the next byte is on.
     private var line = 1
-    private var firstChunk = true
+    private var checkedByteOrderMark = false
+    /// One read's worth, allocated once.
+    private var chunk = [UInt8](repeating: 0, count: chunkSize)
 
     init(descriptor: Int32, dialect: Dialect) {
         self.descriptor = descriptor
@@ -44,15 +51,28 @@ struct RecordReader {
 
     mutating func next() -> Record? {
         guard !failed else { return nil }
+        if !checkedByteOrderMark { skipByteOrderMark() }
         let startLine = line
         var fields: [String] = []
         var field: [UInt8] = []
         var size = 0
         var quoted = false      // inside a quoted field
+        var quotedAny = false   // the record had a quoted field (so it is not a blank line)
         var afterQuote = false  // a quoted field's closing quote was read
         var fieldStart = true
         var stray = false       // a character after a closing quote
         var consumedAny = false
+
+        func finish() -> Record {
+            if size > Self.maxRecordBytes {
+                return .invalid(reason: "record longer than \(Self.maxRecordBytes >> 20) MiB", line: startLine)
+            }
+            if stray { return .invalid(reason: "a character follows a closing quote", line: startLine) }
+            let last = Self.decode(field, droppingCR: !afterQuote)
+            if fields.isEmpty && last.isEmpty && !quotedAny { return .fields([], line: startLine) }
+            return .fields(fields + [last], line: startLine)
+        }
+
         while true {
             guard let byte = nextByte() else {
                 if let error = readError {
@@ -60,28 +80,25 @@ struct RecordReader {
                     return .readError(error, line: line)
                 }
                 if !consumedAny { return nil }
-                if quoted { return .invalid(reason: "a quoted field is not closed before the end of the list", line: startLine) }
-                fields.append(Self.decode(field, droppingCR: !afterQuote))
-                return stray ? .invalid(reason: "a character follows a closing quote", line: startLine) : .fields(fields, line: startLine)
+                if quoted {
+                    return .invalid(reason: "a quoted field opened on this line is not closed before the end of the list",
+                                    line: startLine)
+                }
+                return finish()
             }
             consumedAny = true
             size += 1
+            let keeps = size <= Self.maxRecordBytes
             if byte == UInt8(ascii: "\n") { line += 1 }
-            if size > Self.maxRecordBytes {
-                skipRestOfLine(wasNewline: byte == UInt8(ascii: "\n"))
-                return .invalid(reason: "record longer than \(Self.maxRecordBytes >> 20) MiB (an unclosed quote?); "
-                    + "reading goes on at the next line", line: startLine)
-            }
             if dialect != .csv {
                 switch byte {
                 case UInt8(ascii: "\t") where dialect == .tsv:
-                    fields.append(Self.decode(field))
+                    if keeps { fields.append(Self.decode(field, droppingCR: false)) }
                     field.removeAll(keepingCapacity: true)
                 case UInt8(ascii: "\n"):
-                    fields.append(Self.decode(field, droppingCR: true))
-                    return .fields(fields, line: startLine)
+                    return finish()
                 default:
-                    field.append(byte)
+                    if keeps { field.append(byte) }
                 }
                 continue
             }
@@ -90,89 +107,92 @@ struct RecordReader {
                     if peekByte() == UInt8(ascii: "\"") {
                         _ = nextByte()
                         size += 1
-                        field.append(byte)
+                        if keeps { field.append(byte) }
                     } else {
                         quoted = false
                         afterQuote = true
                     }
-                } else {
+                } else if keeps {
                     field.append(byte)
                 }
                 continue
             }
             switch byte {
             case UInt8(ascii: ","):
-                fields.append(Self.decode(field))
+                if keeps { fields.append(Self.decode(field, droppingCR: false)) }
                 field.removeAll(keepingCapacity: true)
                 fieldStart = true
                 afterQuote = false
             case UInt8(ascii: "\n"):
-                fields.append(Self.decode(field, droppingCR: !afterQuote))
-                return stray ? .invalid(reason: "a character follows a closing quote", line: startLine) : .fields(fields, line: startLine)
+                return finish()
             case UInt8(ascii: "\"") where fieldStart:
                 quoted = true
+                quotedAny = true
                 fieldStart = false
             case UInt8(ascii: "\r") where afterQuote:
                 // CRLF after a quoted field.
                 continue
             default:
                 if afterQuote { stray = true }
-                field.append(byte)
+                if keeps { field.append(byte) }
                 fieldStart = false
             }
         }
     }
 
-    private var readError: String?
-
     private mutating func nextByte() -> UInt8? {
-        if position == buffer.count && !fill() { return nil }
+        guard available(1) else { return nil }
         defer { position += 1 }
         return buffer[position]
     }
 
     private mutating func peekByte() -> UInt8? {
-        if position == buffer.count && !fill() { return nil }
-        return buffer[position]
+        available(1) ? buffer[position] : nil
     }
 
-    /// Drops input up to and including the next line break.
-    private mutating func skipRestOfLine(wasNewline: Bool) {
-        guard !wasNewline else { return }
-        while let byte = nextByte() {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                return
-            }
+    /// A byte-order mark at the very start of the input is no part of the first field, however
+    /// the reads cut it.
+    private mutating func skipByteOrderMark() {
+        checkedByteOrderMark = true
+        if available(3), buffer[position] == 0xEF, buffer[position + 1] == 0xBB, buffer[position + 2] == 0xBF {
+            position += 3
         }
     }
 
-    /// Reads the next chunk; false at the end of the input or on an error (`readError`).
+    /// Whether `count` unread bytes are in the buffer, reading until they are or the input ends.
+    private mutating func available(_ count: Int) -> Bool {
+        while buffer.count - position < count {
+            guard fill() else { return buffer.count - position >= count }
+        }
+        return true
+    }
+
+    /// Appends the next read to the unread bytes; false at the end of the input or on an error (`readError`).
     private mutating func fill() -> Bool {
         guard !atEnd else { return false }
-        buffer.removeAll(keepingCapacity: true)
-        position = 0
-        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
+        if position > 0 {
+            buffer.removeSubrange(0..<position)
+            position = 0
+        }
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, Self.chunkSize) }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, Self.chunkSize) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
                 readError = Errno.describe()
                 atEnd = true
-                buffer.removeAll()
                 return false
             }
-            buffer.removeSubrange(count...)
-            if count == 0 { atEnd = true }
-            // A byte-order mark at the very start of the input is no part of the first field.
-            if firstChunk, buffer.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
-            firstChunk = false
-            return position < buffer.count
+            if count == 0 {
+                atEnd = true
+                return false
+            }
+            buffer.append(contentsOf: chunk[..<count])
+            return true
         }
     }
 
     /// A field as text: UTF-8 (invalid bytes replaced), without a trailing CR at a record's end.
-    private static func decode(_ bytes: [UInt8], droppingCR: Bool = false) -> String {
+    private static func decode(_ bytes: [UInt8], droppingCR: Bool) -> String {
         var slice = bytes[...]
         if droppingCR, slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
         return String(decoding: slice, as: UTF8.self)

@@ -19,10 +19,27 @@ enum InputFormat: String, CaseIterable, Sendable {
     case jsonl
 }
 
-/// What a table row adds to its item: the caption and the columns passed through to its result.
+/// What a table row adds to its item: the caption and the columns passed through to its result,
+/// the columns already as the one JSON object text the result line carries (one string per row,
+/// however many columns: rows wait in memory until their item is done).
 struct TableRow: Sendable, Equatable {
     let caption: String?
-    let columns: [TableColumn]
+    /// `{"id":"7","tags":["a"]}`: CSV and TSV fields as strings, JSON members as written; a
+    /// name that comes again is dropped (a JSON object's names should be unique).
+    let columnsJSON: String
+
+    init(caption: String?, columns: [TableColumn]) {
+        self.caption = caption
+        var seen = Set<String>()
+        var members: [String] = []
+        for column in columns where seen.insert(column.name).inserted {
+            members.append(JSONLine.string(column.name) + ":" + (column.isJSON ? column.value : JSONLine.string(column.value)))
+        }
+        columnsJSON = "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// What the row holds in memory, roughly.
+    var bytes: Int { columnsJSON.utf8.count + (caption?.utf8.count ?? 0) }
 }
 
 /// One column of a table row that is passed through to the item's result.
@@ -62,7 +79,7 @@ struct TableReader {
         var header: [String]?
         while header == nil, let record = records.next() {
             switch record {
-            case .fields(let fields, _) where fields == [""]:
+            case .fields(let fields, _) where fields.isEmpty:
                 continue  // blank lines before the header
             case .fields(let fields, _):
                 header = fields.map { $0.trimmingWhitespace }
@@ -73,6 +90,10 @@ struct TableReader {
             }
         }
         guard let header else { throw SetupError(message: "list '\(listName)' has no header row (--input-format \(dialect == .csv ? "csv" : "tsv"))") }
+        var names = Set<String>()
+        if let repeated = header.first(where: { !names.insert($0).inserted }) {
+            throw SetupError(message: "list '\(listName)' has two columns named '\(repeated)'; rename one")
+        }
         let known = header.map { "'\($0)'" }.joined(separator: ", ")
         guard let urlIndex = header.firstIndex(of: settings.urlColumn) else {
             throw SetupError(message: "list '\(listName)' has no column '\(settings.urlColumn)' for the URLs "
@@ -134,7 +155,7 @@ struct TableReader {
     }
 
     private func entry(_ fields: [String]) -> ListEntry {
-        if fields == [""] { return .skip }
+        if fields.isEmpty { return .skip }
         let urlText = urlIndex < fields.count ? fields[urlIndex].trimmingWhitespace : ""
         guard fields.count == columns.count else {
             return .invalid(text: urlText, reason: "row has \(fields.count) fields, the header has \(columns.count)")

@@ -33,8 +33,7 @@ enum JSONLine {
         if let row = item.row {
             // A table's row: its caption and every other column, as strings, in header order.
             fields.append(("caption", row.caption.map(string) ?? "null"))
-            fields.append(("columns", "{" + row.columns.map { "\(string($0.name)):\($0.isJSON ? $0.value : string($0.value))" }
-                .joined(separator: ",") + "}"))
+            fields.append(("columns", row.columnsJSON))
         }
         fields.append(("line", "{\"file\":\(string(item.position.listName)),\"line\":\(item.position.line)}"))
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"

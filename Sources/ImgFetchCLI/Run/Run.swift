@@ -64,7 +64,7 @@ struct Run {
         for list in lists {
             while let (number, entry) = list.next() {
                 if case .skip = entry { continue }
-                guard control.admit() else { return }
+                guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return }
                 model.itemQueued()
                 let position = ListPosition(listName: list.name, line: number)
                 switch entry {
@@ -94,6 +94,6 @@ struct Run {
     private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult, row: TableRow? = nil,
                         progress: ProgressItem? = nil, transfer: String = "") {
         reporter.report(ItemReport(position: position, displayURL: url, result: result, row: row), progress: progress, transfer: transfer)
-        control.itemDone()
+        control.itemDone(rowBytes: row?.bytes ?? 0)
     }
 }

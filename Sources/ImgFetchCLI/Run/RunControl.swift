@@ -21,6 +21,8 @@ final class RunControl: @unchecked Sendable {
     private let condition = ConditionLock()
     private var accepting = true
     private var outstanding = 0
+    /// Bytes of table rows (captions and passed-through columns) admitted and not yet done.
+    private var heldRowBytes = 0
     private var listDone = false
     private var ending: RunEnding?
     /// Most items admitted and not yet finished: the list reader waits beyond this, so a list of
@@ -38,25 +40,36 @@ final class RunControl: @unchecked Sendable {
     /// The window for a run of `concurrency` simultaneous transfers.
     static func window(concurrency: Int) -> Int { pendingWindow + concurrency }
 
-    /// Counts a new item as outstanding, waiting while `maxOutstanding` items are; false when the run is stopping.
-    func admit() -> Bool {
+    /// Most bytes of table rows held by items in flight: the window's 4096 items could otherwise
+    /// hold 4096 rows of up to 1 MiB each.
+    static let rowByteBudget = 64 << 20
+
+    /// Counts a new item (holding `rowBytes` of its table row) as outstanding, waiting while
+    /// `maxOutstanding` items are, or while its row would take the rows past `rowByteBudget`;
+    /// false when the run is stopping.
+    func admit(rowBytes: Int = 0) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while accepting && outstanding >= maxOutstanding { condition.wait() }
+        while accepting && (outstanding >= maxOutstanding
+                            || (heldRowBytes > 0 && heldRowBytes + rowBytes > Self.rowByteBudget)) {
+            condition.wait()
+        }
         guard accepting else { return false }
         outstanding += 1
+        heldRowBytes += rowBytes
         return true
     }
 
-    /// An admitted item has its result.
-    func itemDone() {
+    /// An admitted item (that held `rowBytes` of its table row) has its result.
+    func itemDone(rowBytes: Int = 0) {
         condition.lock()
+        heldRowBytes -= rowBytes
         outstanding -= 1
         if listDone && outstanding == 0 && ending == nil { ending = .completed }
         // Wake the waiters only when what they wait for may have come: room for the list reader
         // (at the limit just now), or no item left. A wake-up per item cost the main thread a
         // futex round trip and a context switch for every image.
-        if outstanding == maxOutstanding - 1 || outstanding == 0 { condition.broadcast() }
+        if outstanding == maxOutstanding - 1 || outstanding == 0 || rowBytes > 0 { condition.broadcast() }
         condition.unlock()
     }
 

@@ -6,10 +6,14 @@ final class JSONObjectScannerTests: XCTestCase {
         try JSONObjectScanner.members(of: Array(text.utf8)).map { "\($0.key)=\($0.value)" }
     }
 
-    func testValuesAreKeptAsWritten() throws {
+    func testValuesAreKeptAsWrittenBetweenTheirTokens() throws {
         XCTAssertEqual(try members(#" {"url": "http://a/x.jpg", "n": -1.5e3, "tags": ["a", {"b": null}], "ok": true, "e": {}} "#),
-                       [#"url="http://a/x.jpg""#, "n=-1.5e3", #"tags=["a", {"b": null}]"#, "ok=true", "e={}"])
+                       [#"url="http://a/x.jpg""#, "n=-1.5e3", #"tags=["a",{"b":null}]"#, "ok=true", "e={}"])
         XCTAssertEqual(try members("{}"), [])
+    }
+
+    func testWhitespaceBetweenTokensIsDroppedButNotInsideStrings() throws {
+        XCTAssertEqual(try members("{\"t\": [1,\r\n 2, {\"a b\" :\t\"c \\\" d\"}]}"), [#"t=[1,2,{"a b":"c \" d"}]"#])
     }
 
     func testKeysAndStringsAreDecoded() throws {

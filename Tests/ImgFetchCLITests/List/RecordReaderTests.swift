@@ -54,7 +54,7 @@ final class RecordReaderTests: XCTestCase {
             .fields(["ok", "1"], line: 1),
             .invalid(reason: "a character follows a closing quote", line: 2),
             .fields(["next", "3"], line: 3),
-            .invalid(reason: "a quoted field is not closed before the end of the list", line: 4),
+            .invalid(reason: "a quoted field opened on this line is not closed before the end of the list", line: 4),
         ])
     }
 
@@ -67,6 +67,42 @@ final class RecordReaderTests: XCTestCase {
         XCTAssertEqual(line, 2)
         XCTAssertTrue(reason.hasPrefix("record longer than 1 MiB"), reason)
         XCTAssertEqual(result[2], .fields(["c", "d"], line: 3))
+    }
+
+    func testALongQuotedFieldWithLineBreaksIsOneBadRecordNotMany() {
+        let long = String(repeating: "a caption line that goes on\n", count: (RecordReader.maxRecordBytes / 28) + 100)
+        let result = records("url,caption\nhttp://a/1.jpg,\"\(long)\"\nhttp://a/2.jpg,ok\n")
+        XCTAssertEqual(result.count, 3, "\(result.prefix(4))")
+        XCTAssertEqual(result.first, .fields(["url", "caption"], line: 1))
+        XCTAssertEqual(result.dropFirst().first, .invalid(reason: "record longer than 1 MiB", line: 2))
+        XCTAssertEqual(result.last, .fields(["http://a/2.jpg", "ok"], line: (RecordReader.maxRecordBytes / 28) + 103))
+    }
+
+    func testBlankLinesHaveNoFieldsButAQuotedEmptyFieldIsOne() {
+        XCTAssertEqual(records("url\n\n\"\"\n\r\n"), [
+            .fields(["url"], line: 1), .fields([], line: 2), .fields([""], line: 3), .fields([], line: 4),
+        ])
+    }
+
+    func testAByteOrderMarkCutAcrossReadsIsStillDropped() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let writer = fds[1]
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("url,caption\nhttp://a/1.jpg,x\n".utf8)
+        let thread = Thread {
+            // One byte per write, with pauses, so that reads see the mark in pieces.
+            for byte in bytes {
+                _ = withUnsafeBytes(of: byte) { Glibc.write(writer, $0.baseAddress, 1) }
+                usleep(2000)
+            }
+            close(writer)
+        }
+        thread.start()
+        defer { close(fds[0]) }
+        var reader = RecordReader(descriptor: fds[0], dialect: .csv)
+        XCTAssertEqual(reader.next(), .fields(["url", "caption"], line: 1))
+        XCTAssertEqual(reader.next(), .fields(["http://a/1.jpg", "x"], line: 2))
+        XCTAssertNil(reader.next())
     }
 
     func testFieldsAcrossChunkBoundaries() {
@@ -90,7 +126,7 @@ final class RecordReaderTests: XCTestCase {
         XCTAssertEqual(records("url\tcaption\r\nhttp://a/1.jpg\t\"quoted\" text\n\nx", .tsv), [
             .fields(["url", "caption"], line: 1),
             .fields(["http://a/1.jpg", "\"quoted\" text"], line: 2),
-            .fields([""], line: 3),
+            .fields([], line: 3),
             .fields(["x"], line: 4),
         ])
         XCTAssertEqual(records("a,b\r"), [.fields(["a", "b"], line: 1)], "a last CRLF cut after its CR")
@@ -115,6 +151,7 @@ final class RecordReaderTests: XCTestCase {
         guard case .item(let item) = entries[0].1 else { return XCTFail("\(entries[0])") }
         XCTAssertEqual(item.url.normalized, "http://a/x.jpg")
         XCTAssertEqual(item.row, TableRow(caption: "a dog", columns: [TableColumn(name: "id", value: "7"), TableColumn(name: "lang", value: "en")]))
+        XCTAssertEqual(item.row?.columnsJSON, #"{"id":"7","lang":"en"}"#)
         XCTAssertEqual(entries[1].1, .skip)
         XCTAssertEqual(entries[2].0, 4)
         XCTAssertEqual(entries[2].1, .invalid(text: "", reason: "empty URL in column 'link'",
@@ -132,6 +169,9 @@ final class RecordReaderTests: XCTestCase {
         settings.captionColumn = "caption"
         XCTAssertThrowsError(try table("url\nhttp://a/x.jpg\n", settings)) { error in
             XCTAssertEqual((error as? SetupError)?.message, "list 'list.csv' has no column 'caption' for the captions (its columns: 'url')")
+        }
+        XCTAssertThrowsError(try table("url,a,b,a\n")) { error in
+            XCTAssertEqual((error as? SetupError)?.message, "list 'list.csv' has two columns named 'a'; rename one")
         }
         XCTAssertThrowsError(try table("\n\n")) { error in
             XCTAssertEqual((error as? SetupError)?.message, "list 'list.csv' has no header row (--input-format csv)")

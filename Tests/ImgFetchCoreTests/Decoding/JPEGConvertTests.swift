@@ -26,7 +26,7 @@ final class JPEGConvertTests: CodecTestCase {
     func testBaselineProgressiveAndArithmetic() throws {
         for options in [Fixtures.jpegOptions(), Fixtures.jpegOptions(progressive: true), Fixtures.jpegOptions(arithmetic: true),
                         Fixtures.jpegOptions(quality: 40, progressive: true, arithmetic: true)] {
-            for format in PixelFormat.allCases {
+            for format in PixelFormat.lossless {
                 try assertMatchesLibjpeg(try jpeg(options), to: format)
             }
         }
@@ -40,7 +40,7 @@ final class JPEGConvertTests: CodecTestCase {
 
     func testGrayscaleStaysGrayExceptInPPM() throws {
         let gray = try jpeg(Fixtures.jpegOptions(colorSpace: Int32(IMGCODEC_TEST_JPEG_GRAY)), channels: 1)
-        for format in PixelFormat.allCases { try assertMatchesLibjpeg(gray, to: format) }
+        for format in PixelFormat.lossless { try assertMatchesLibjpeg(gray, to: format) }
         XCTAssertEqual(try convertedImage(gray, .jpeg, to: .pam).1.channels, 1)
         XCTAssertEqual(try convertedImage(gray, .jpeg, to: .png).1.channels, 1)
         let (_, image) = try convertedImage(gray, .jpeg, to: .ppm)

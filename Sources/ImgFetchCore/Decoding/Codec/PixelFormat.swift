@@ -13,6 +13,9 @@ public enum PixelFormat: String, Sendable, CaseIterable {
     /// The extension a file of this format is saved with.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
+    /// The formats that keep every decoded sample (all but JPEG).
+    public static let lossless: [PixelFormat] = [.png, .ppm, .pam]
+
     /// The quality a lossy format is written at when none is given.
     public var defaultQuality: Int? { self == .jpeg ? 95 : nil }
 }

@@ -14,7 +14,7 @@ final class BMPCodecTests: CodecTestCase {
             let netpbm = try ReferenceDecoder.image("bmptopnm", ["{in}"], input: bytes, name: "in.bmp", directory: directory)
             XCTAssertSameImage(netpbm, fixture.expected.asRGB(), file: file, line: line)
         }
-        for format in PixelFormat.allCases {
+        for format in PixelFormat.lossless {
             let (converted, image) = try convertedImage(bytes, .bmp, to: format, file: file, line: line)
             XCTAssertSameImage(image, format == .ppm ? fixture.expected.asRGB() : fixture.expected, file: file, line: line)
             XCTAssertTrue(converted.source.verified, file: file, line: line)
