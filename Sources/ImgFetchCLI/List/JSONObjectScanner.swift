@@ -21,30 +21,8 @@ struct JSONObjectScanner {
         var scanner = JSONObjectScanner(text)
         scanner.skipSpace()
         guard scanner.peek == UInt8(ascii: "{") else { throw Failure(reason: "not a JSON object") }
-        scanner.index += 1
         var members: [(key: String, value: String)] = []
-        scanner.skipSpace()
-        if scanner.peek == UInt8(ascii: "}") {
-            scanner.index += 1
-        } else {
-            while true {
-                scanner.skipSpace()
-                let key = try scanner.string()
-                scanner.skipSpace()
-                try scanner.expect(UInt8(ascii: ":"))
-                scanner.skipSpace()
-                let start = scanner.index
-                try scanner.value(depth: 1)
-                members.append((key, Self.compacted(text[start..<scanner.index])))
-                scanner.skipSpace()
-                if scanner.peek == UInt8(ascii: ",") {
-                    scanner.index += 1
-                    continue
-                }
-                try scanner.expect(UInt8(ascii: "}"))
-                break
-            }
-        }
+        try scanner.object(depth: 1) { key, value in members.append((key, Self.compacted(text[value]))) }
         scanner.skipSpace()
         guard scanner.index == text.count else { throw Failure(reason: "text after the JSON object") }
         return members
@@ -107,26 +85,7 @@ struct JSONObjectScanner {
         guard depth <= Self.maxDepth else { throw Failure(reason: "JSON nested deeper than \(Self.maxDepth) levels") }
         switch peek {
         case UInt8(ascii: "{"):
-            index += 1
-            skipSpace()
-            if peek == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
-            while true {
-                skipSpace()
-                _ = try string()
-                skipSpace()
-                try expect(UInt8(ascii: ":"))
-                skipSpace()
-                try value(depth: depth + 1)
-                skipSpace()
-                if peek == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                return try expect(UInt8(ascii: "}"))
-            }
+            try object(depth: depth + 1) { _, _ in }
         case UInt8(ascii: "["):
             index += 1
             skipSpace()
@@ -150,6 +109,33 @@ struct JSONObjectScanner {
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
         default: try number()
+        }
+    }
+
+    /// An object at `index` (its `{` not yet read), its members' values at `depth`; `member` gets
+    /// each key and the range of its value's text.
+    private mutating func object(depth: Int, _ member: (String, Range<Int>) -> Void) throws(Failure) {
+        try expect(UInt8(ascii: "{"))
+        skipSpace()
+        if peek == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            let key = try string()
+            skipSpace()
+            try expect(UInt8(ascii: ":"))
+            skipSpace()
+            let start = index
+            try value(depth: depth)
+            member(key, start..<index)
+            skipSpace()
+            if peek == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            return try expect(UInt8(ascii: "}"))
         }
     }
 

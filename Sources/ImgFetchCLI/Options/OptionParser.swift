@@ -292,22 +292,22 @@ enum ValueParser {
 
     /// A plain decimal (`15`, `2.5`, `.5`): no sign, exponent, `inf` or `nan`, which `Double()` would accept.
     static func seconds(_ value: String, for option: String) throws(UsageError) -> Double {
-        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && value.utf8.contains(where: isDigit)
-        guard wellFormed, let seconds = Double(value), secondsRange.contains(seconds) else {
-            throw invalid(value, option, "expected a number of seconds from 0.001 to 1000000")
-        }
-        return seconds
+        try decimal(value, for: option, expected: "a number of seconds")
     }
 
-    /// Requests per second: a decimal number from 0.001 to 1000000.
+    /// Requests per second: a plain decimal from 0.001 to 1000000, as `seconds` reads it.
     static func rate(_ value: String, for option: String) throws(UsageError) -> Double {
+        try decimal(value, for: option, expected: "requests per second")
+    }
+
+    /// A plain decimal in `secondsRange`; `expected` says what it counts, in the error.
+    private static func decimal(_ value: String, for option: String, expected: String) throws(UsageError) -> Double {
         let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && value.utf8.contains(where: isDigit)
-        guard wellFormed, let rate = Double(value), secondsRange.contains(rate) else {
-            throw invalid(value, option, "expected requests per second from 0.001 to 1000000")
+        guard wellFormed, let number = Double(value), secondsRange.contains(number) else {
+            throw invalid(value, option, "expected \(expected) from 0.001 to 1000000")
         }
-        return rate
+        return number
     }
 
     /// A positive integer with an optional binary suffix: k/K = 1024, m/M = 1024², g/G = 1024³.
