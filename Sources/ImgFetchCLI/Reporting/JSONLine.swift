@@ -41,6 +41,10 @@ enum JSONLine {
 
     /// A JSON string literal (RFC 8259 escaping; non-ASCII passes through as UTF-8).
     static func string(_ text: String) -> String {
+        // Most strings (URLs, paths, captions) need no escape: one scan of the bytes, one copy.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

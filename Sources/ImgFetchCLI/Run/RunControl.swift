@@ -23,6 +23,8 @@ final class RunControl: @unchecked Sendable {
     private var outstanding = 0
     /// Bytes of table rows (captions and passed-through columns) admitted and not yet done.
     private var heldRowBytes = 0
+    /// The list reader waits for rows to be done (not for the item count): each done row wakes it.
+    private var readerWaitsForRowBytes = false
     private var listDone = false
     private var ending: RunEnding?
     /// Most items admitted and not yet finished: the list reader waits beyond this, so a list of
@@ -52,8 +54,10 @@ final class RunControl: @unchecked Sendable {
         defer { condition.unlock() }
         while accepting && (outstanding >= maxOutstanding
                             || (heldRowBytes > 0 && heldRowBytes + rowBytes > Self.rowByteBudget)) {
+            readerWaitsForRowBytes = outstanding < maxOutstanding
             condition.wait()
         }
+        readerWaitsForRowBytes = false
         guard accepting else { return false }
         outstanding += 1
         heldRowBytes += rowBytes
@@ -69,7 +73,7 @@ final class RunControl: @unchecked Sendable {
         // Wake the waiters only when what they wait for may have come: room for the list reader
         // (at the limit just now), or no item left. A wake-up per item cost the main thread a
         // futex round trip and a context switch for every image.
-        if outstanding == maxOutstanding - 1 || outstanding == 0 || rowBytes > 0 { condition.broadcast() }
+        if outstanding == maxOutstanding - 1 || outstanding == 0 || (rowBytes > 0 && readerWaitsForRowBytes) { condition.broadcast() }
         condition.unlock()
     }
 
