@@ -55,7 +55,7 @@ final class RobotsTests: EndToEndTestCase {
         XCTAssertEqual(first.exitCode, 0, first.stderr)
         XCTAssertEqual(try robotsRequests(), 1, "robots.txt fetched more than once for one host")
 
-        // Fresh for a tenth of its age (two days): the second run asks the index, not the host.
+        // No Cache-Control or Expires: the index keeps it for a day, and the second run asks the index, not the host.
         let second = try fetch(lines, ["--robots", "--overwrite"])
         XCTAssertEqual(second.exitCode, 0, second.stderr)
         XCTAssertEqual(try robotsRequests(), 1, "the second run did not use the index's robots.txt")

@@ -243,15 +243,11 @@ extension RobotsGate {
     }
 
     private static func read(_ descriptor: Int32) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: RobotsRules.maxBytes)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes {
-                FileDescriptorIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), at: filled)
-            }
-            guard count > 0 else { break }
-            filled += count
+        var bytes: [UInt8] = []
+        _ = FileDescriptorIO.forEachChunk(of: descriptor, chunkSize: 64 << 10) { chunk in
+            bytes += chunk.prefix(RobotsRules.maxBytes - bytes.count)
+            return bytes.count < RobotsRules.maxBytes
         }
-        return Array(bytes.prefix(filled))
+        return bytes
     }
 }
