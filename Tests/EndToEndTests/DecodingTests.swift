@@ -207,6 +207,29 @@ final class DecodingTests: EndToEndTestCase {
         XCTAssertTrue(refused.stderr.contains("option '--quality' needs --save-as jpeg"), refused.stderr)
     }
 
+    func testResizeFitsEveryModeAndTheIndexTellsTheModesApart() throws {
+        // 16 × 160: every mode shrinks it to 12.
+        try server.addFile("photo.jpeg", jpeg)
+        let source = try XCTUnwrap(try NetpbmImage.reference("djpeg", ["-ppm"], file: server.root.appendingPathComponent("photo.jpeg")))
+        for (fit, extra) in [("center-crop", [String]()), ("pad", ["--pad-color", "ff0000"]), ("keep-ratio", []), ("keep-ratio-largest", [])] {
+            let run = try fetch([server.url("/files/photo.jpeg")],
+                                ["--save-as", "png", "--resize", "12", "--fit", fit, "--overwrite", "--jsonl"] + extra)
+            XCTAssertEqual(run.exitCode, 0, run.stderr)
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            XCTAssertEqual(object["cache"] as? String, "downloaded", "\(fit): the index reused another mode's file")
+            let written = try XCTUnwrap(NetpbmImage.reference("pngtopam", [], file: URL(fileURLWithPath: outputDirectory).appendingPathComponent("photo.png")))
+            let shorter = min(source.width, source.height), longer = max(source.width, source.height)
+            let expected: [Int] = switch fit {
+            case "center-crop", "pad": [12, 12]
+            case "keep-ratio": source.width < source.height ? [12, (longer * 24 + shorter) / (shorter * 2)] : [(longer * 24 + shorter) / (shorter * 2), 12]
+            default: source.width > source.height ? [12, (shorter * 24 + longer) / (longer * 2)] : [(shorter * 24 + longer) / (longer * 2), 12]
+            }
+            XCTAssertEqual([written.width, written.height], expected, fit)
+            XCTAssertEqual([object["output_width"] as? Int, object["output_height"] as? Int], expected, fit)
+            XCTAssertEqual([object["width"] as? Int, object["height"] as? Int], [source.width, source.height], fit)
+        }
+    }
+
     func testSixteenBitAndGrayImagesStayLossless() throws {
         // A 16-bit gray ramp (0, 218, 436, …): 8-bit output would collapse it to 0, 1, 2, ….
         let (width, height) = (40, 3)

@@ -66,8 +66,17 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var resolve: [String] = []
     /// What is written for each image.
     public var saveAs: SaveAsChoice = .original
-    /// With decompressed outputs: the longest side after downscaling.
+    /// With decompressed outputs: the longest side after downscaling (`--max-dimension`, the same
+    /// as `--resize N --fit keep-ratio-largest`).
     public var maxDimension: Int?
+    /// `--resize N`: the side `fit` aims for.
+    public var resize: Int?
+    /// `--fit`: how `--resize` applies.
+    public var fit = Resize.Fit.keepRatioLargest
+    /// `--upscale`: enlarge images smaller than `--resize`.
+    public var upscale = false
+    /// `--pad-color`: what `--fit pad` fills with.
+    public var padColor = Resize.Color.black
     /// The quality of `--save-as jpeg`, 1-100; nil: its default.
     public var quality: Int?
     /// Skip full decoding (bodies are still sniffed).
@@ -139,7 +148,9 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.cachePolicy = cachePolicy
         configuration.naming = naming
         configuration.saveAs = saveAs.configuration
-        configuration.maxDimension = maxDimension
+        configuration.resize = (resize ?? maxDimension).map {
+            Resize(size: $0, fit: fit, upscale: upscale, padColor: padColor)
+        }
         configuration.quality = quality
         configuration.verifyImages = !noDecode
         configuration.requireVerified = requireVerified

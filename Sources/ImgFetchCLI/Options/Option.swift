@@ -4,6 +4,7 @@ enum Option: Hashable, Sendable {
     /// Options that stand alone.
     enum Flag: Hashable, Sendable, CaseIterable {
         case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified, ignoreOptOut, robots
+        case upscale
         case http1_1, http2, help, version, manPage
     }
 
@@ -11,7 +12,7 @@ enum Option: Hashable, Sendable {
     enum Valued: Hashable, Sendable, CaseIterable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries, ratePerHost, hostFailures, deadline
         case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report, gallery
-        case saveAs, maxDimension, quality, maxPixels, cachePolicy, completions, inputFormat, urlColumn, captionColumn
+        case saveAs, maxDimension, resize, fit, padColor, quality, maxPixels, cachePolicy, completions, inputFormat, urlColumn, captionColumn
     }
 
     case flag(Flag)

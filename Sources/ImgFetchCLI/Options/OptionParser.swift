@@ -93,9 +93,22 @@ public enum OptionParser {
 
     /// Options that are valid alone but not together: refused rather than silently ignored.
     private static func checkCombinations(_ options: CommandLineOptions) throws(UsageError) {
-        if options.maxDimension != nil && options.saveAs == .original {
-            throw UsageError(option: "--max-dimension", problem: .combination(
+        for (option, given) in [("--max-dimension", options.maxDimension != nil), ("--resize", options.resize != nil)]
+        where given && options.saveAs == .original {
+            throw UsageError(option: option, problem: .combination(
                 "needs --save-as png, ppm, pam or jpeg: original bytes are saved unchanged, never resized"))
+        }
+        if options.maxDimension != nil && options.resize != nil {
+            throw UsageError(option: "--max-dimension", problem: .combination(
+                "cannot be used with --resize: it is --resize N --fit keep-ratio-largest; give one of them"))
+        }
+        // The defaults (keep-ratio-largest, black) are what --max-dimension does, so they pass unremarked.
+        for (option, given) in [("--fit", options.fit != .keepRatioLargest), ("--upscale", options.upscale),
+                                ("--pad-color", options.padColor != .black)] where given && options.resize == nil {
+            throw UsageError(option: option, problem: .combination("needs --resize N"))
+        }
+        if options.padColor != .black && options.fit != .pad {
+            throw UsageError(option: "--pad-color", problem: .combination("needs --fit pad: the other modes add no border"))
         }
         if options.quality != nil && options.saveAs != .jpeg {
             throw UsageError(option: "--quality", problem: .combination(
@@ -169,6 +182,7 @@ public enum OptionParser {
         case .quiet: options.quiet = true
         case .jsonl: options.jsonl = true
         case .noDecode: options.noDecode = true
+        case .upscale: options.upscale = true
         case .requireVerified: options.requireVerified = true
         case .ignoreOptOut: options.ignoreOptOut = true
         case .robots: options.robots = true
@@ -258,6 +272,16 @@ public enum OptionParser {
             options.cachePolicy = policy
         case .maxDimension:
             options.maxDimension = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
+        case .resize:
+            options.resize = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
+        case .fit:
+            guard let fit = Resize.Fit(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(
+                    value, reason: "expected " + Resize.Fit.allCases.map(\.rawValue).joined(separator: ", ")))
+            }
+            options.fit = fit
+        case .padColor:
+            options.padColor = try ValueParser.color(value, for: spelling)
         case .quality:
             options.quality = try ValueParser.integer(value, in: 1...100, for: spelling)
         case .maxPixels:
@@ -288,6 +312,15 @@ enum ValueParser {
             throw invalid(value, option, "expected an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
+    }
+
+    /// `RRGGBB` in hex, as in CSS (a leading `#` is allowed; `--pad-color '#ffffff'`).
+    static func color(_ value: String, for option: String) throws(UsageError) -> Resize.Color {
+        let hex = value.hasPrefix("#") ? value.dropFirst() : Substring(value)
+        guard hex.utf8.count == 6, let rgb = UInt32(hex, radix: 16), hex.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }) else {
+            throw invalid(value, option, "expected a color as six hex digits, RRGGBB (000000 is black, ffffff white)")
+        }
+        return Resize.Color(red: UInt8(rgb >> 16), green: UInt8(rgb >> 8 & 0xff), blue: UInt8(rgb & 0xff))
     }
 
     /// A plain decimal (`15`, `2.5`, `.5`): no sign, exponent, `inf` or `nan`, which `Double()` would accept.

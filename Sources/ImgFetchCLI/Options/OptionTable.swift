@@ -64,8 +64,17 @@ enum OptionTable {
                 help: "what is written; original: the verified bytes; png, ppm, pam or jpeg: the decompressed pixels of "
                     + "the first frame, EXIF orientation applied, in png and pam with the source's channels and bit depth, "
                     + "in jpeg 8-bit with alpha composited onto black"),
+        .valued(.resize, "resize", "N", .number,
+                help: "with a pixel --save-as: size the image to N pixels as --fit says (EXIF orientation first)"),
+        .valued(.fit, "fit", "MODE", .choice(Resize.Fit.allCases.map(\.rawValue)), default: "keep-ratio-largest",
+                help: "how --resize applies; keep-ratio: the shorter side becomes N; keep-ratio-largest: the longer "
+                    + "side becomes N; center-crop: an NxN crop of the keep-ratio image; pad: NxN, the "
+                    + "keep-ratio-largest image centered on --pad-color"),
+        .flag(.upscale, "upscale", help: "with --resize: also enlarge images smaller than N (bilinear)"),
+        .valued(.padColor, "pad-color", "RRGGBB", .text, default: "000000",
+                help: "with --fit pad: the color around the image, in hex"),
         .valued(.maxDimension, "max-dimension", "N", .number,
-                help: "with a pixel --save-as: shrink so the longer side is at most N pixels"),
+                help: "with a pixel --save-as: shrink so the longer side is at most N pixels (--resize N)"),
         .valued(.quality, "quality", "Q", .number,
                 help: "with --save-as jpeg: the JPEG quality, 1-100 (95 when not given)"),
         .flag(.noDecode, "no-decode", help: "skip full decoding; bodies are still checked by their magic bytes"),

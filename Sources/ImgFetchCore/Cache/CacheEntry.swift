@@ -82,7 +82,7 @@ public struct CacheEntry: Sendable, Equatable {
         case .pixels(let format):
             // A lossy output's quality is part of what the file holds.
             (format.defaultQuality.map { "\(format.rawValue)@q\(configuration.quality ?? $0)" } ?? format.rawValue)
-                + (configuration.maxDimension.map { ":\($0)" } ?? "")
+                + (configuration.resize?.outputKindSuffix ?? "")
         }
     }
 }

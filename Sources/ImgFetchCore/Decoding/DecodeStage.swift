@@ -77,7 +77,7 @@ final class DecodeStage: Sendable {
         } catch {
             return .failure(error)
         }
-        let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: configuration.maxDimension,
+        let conversion = ImageConversion(pixelFormat: pixelFormat, resize: configuration.resize,
                                          output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory,
                                          memoryBudget: ImageCodec.defaultPixelMemory, quality: configuration.quality)
         return body.tempFile.withContents {

@@ -93,7 +93,7 @@ public final class Thumbnailer: Sendable {
     /// Converts the image into a temp file in `directory`, then renames it to `HASH.jpg` or `HASH.png`.
     private func make(from source: Int32, format: ImageFormat, named hash: String) throws(DownloadError) -> Thumbnail {
         let output = try tempFiles.create()
-        var conversion = ImageConversion(pixelFormat: .png, maxDimension: maxDimension, output: output.writeDescriptor,
+        var conversion = ImageConversion(pixelFormat: .png, resize: Resize(size: maxDimension), output: output.writeDescriptor,
                                          scratchDirectory: directory, memoryBudget: ImageCodec.defaultPixelMemory)
         conversion.purpose = .preview
         let converted = try ImageCodec.convert(.descriptor(source), format: format, conversion: conversion, limits: limits,

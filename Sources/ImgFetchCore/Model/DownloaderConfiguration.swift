@@ -57,8 +57,8 @@ public struct DownloaderConfiguration: Sendable {
     public var maxSize: Int64 = 64 << 20
     /// What is written: the verified original bytes, or decompressed pixels.
     public var saveAs: SaveAs = .original
-    /// With decompressed outputs: downscale so the longer side is at most this.
-    public var maxDimension: Int?
+    /// With decompressed outputs: how they are sized (`--resize`, `--max-dimension`); nil keeps the size.
+    public var resize: Resize?
     /// The quality of a lossy output (`--save-as jpeg`), 1-100; nil: the format's default.
     public var quality: Int?
     /// Decode every image of a decodable format fully (every frame) before saving it (`--no-decode`

@@ -362,6 +362,36 @@ final class OptionParserTests: XCTestCase {
         }
     }
 
+    // MARK: - --resize
+
+    func testResizeOptionsMakeOneResize() {
+        let resize = parse("--save-as", "jpeg", "--resize", "256", "--fit", "pad", "--upscale", "--pad-color", "#FF8000")
+            .downloaderConfiguration(outputDirectory: ".").resize
+        XCTAssertEqual(resize, Resize(size: 256, fit: .pad, upscale: true, padColor: Resize.Color(red: 255, green: 128, blue: 0)))
+        XCTAssertEqual(parse("--save-as", "png", "--max-dimension", "64").downloaderConfiguration(outputDirectory: ".").resize,
+                       Resize(size: 64, fit: .keepRatioLargest))
+        XCTAssertEqual(parse("--save-as", "png", "--resize", "64").downloaderConfiguration(outputDirectory: ".").resize,
+                       Resize(size: 64, fit: .keepRatioLargest), "keep-ratio-largest unless --fit says otherwise")
+        XCTAssertNil(parse().downloaderConfiguration(outputDirectory: ".").resize)
+    }
+
+    func testResizeOptionsThatNeedOthers() {
+        XCTAssertEqual(failure("--resize", "64"),
+                       "option '--resize' needs --save-as png, ppm, pam or jpeg: original bytes are saved unchanged, never resized")
+        XCTAssertEqual(failure("--save-as", "png", "--resize", "64", "--max-dimension", "64"),
+                       "option '--max-dimension' cannot be used with --resize: it is --resize N --fit keep-ratio-largest; give one of them")
+        XCTAssertEqual(failure("--save-as", "png", "--fit", "center-crop"), "option '--fit' needs --resize N")
+        XCTAssertEqual(failure("--save-as", "png", "--max-dimension", "9", "--upscale"), "option '--upscale' needs --resize N")
+        XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--pad-color", "ffffff"),
+                       "option '--pad-color' needs --fit pad: the other modes add no border")
+        for bad in ["fff", "gggggg", "+fffff", "-fffff", "#12345", "1234567", ""] {
+            XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--fit", "pad", "--pad-color", bad),
+                           "invalid value '\(bad)' for '--pad-color': expected a color as six hex digits, RRGGBB (000000 is black, ffffff white)")
+        }
+        XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--fit", "square"),
+                       "invalid value 'square' for '--fit': expected keep-ratio, keep-ratio-largest, center-crop, pad")
+    }
+
     // MARK: - --max-size
 
     func testMaxSizeSuffixes() {

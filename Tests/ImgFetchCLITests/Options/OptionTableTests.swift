@@ -4,6 +4,15 @@ import XCTest
 
 /// The option table: complete, consistent with the parser, and the source of `--help`.
 final class OptionTableTests: XCTestCase {
+    /// The options another option needs beside it (`--fit pad` needs `--resize`).
+    static func companions(_ long: String) -> [String] {
+        switch long {
+        case "fit", "upscale": ["--save-as", "png", "--resize", "8"]
+        case "pad-color": ["--save-as", "png", "--resize", "8", "--fit", "pad"]
+        default: []
+        }
+    }
+
     func testEveryParserOptionIsDeclaredOnce() {
         let declared = OptionTable.options.map(\.option)
         let parsed = Option.Flag.allCases.map(Option.flag) + Option.Valued.allCases.map(Option.valued)
@@ -37,11 +46,11 @@ final class OptionTableTests: XCTestCase {
             guard let words = spec.argument?.kind.choices, !words.isEmpty else { continue }
             choiceOptions += 1
             for word in words {
-                XCTAssertNoThrow(try OptionParser.parse(["--\(spec.long)", word]), "--\(spec.long) \(word)")
+                XCTAssertNoThrow(try OptionParser.parse(["--\(spec.long)", word] + Self.companions(spec.long)), "--\(spec.long) \(word)")
             }
             XCTAssertThrowsError(try OptionParser.parse(["--\(spec.long)", "no-such-choice"]), spec.long)
         }
-        XCTAssertEqual(choiceOptions, 6, "--input-format, --save-as, --name, --cache-policy, --progress, --completions")
+        XCTAssertEqual(choiceOptions, 7, "--input-format, --save-as, --fit, --name, --cache-policy, --progress, --completions")
     }
 
     func testEveryChoiceIsNamedInTheHelp() {

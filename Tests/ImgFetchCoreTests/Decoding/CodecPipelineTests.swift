@@ -131,21 +131,21 @@ final class CodecPipelineTests: CodecTestCase {
     // MARK: - Scale plan
 
     func testScalePlanKeepsTheAspectRatioAndRoundsToNearest() {
-        XCTAssertEqual(ScalePlan(width: 37, height: 23, maxDimension: 10, format: .png), ScalePlan(targetWidth: 10, targetHeight: 6, dctNumerator: 8))
-        XCTAssertEqual(ScalePlan(width: 20, height: 40, maxDimension: 7, format: .png), ScalePlan(targetWidth: 4, targetHeight: 7, dctNumerator: 8))
-        XCTAssertEqual(ScalePlan(width: 1000, height: 1, maxDimension: 10, format: .png), ScalePlan(targetWidth: 10, targetHeight: 1, dctNumerator: 8))
-        XCTAssertEqual(ScalePlan(width: 30, height: 20, maxDimension: 30, format: .jpeg), ScalePlan(targetWidth: 30, targetHeight: 20, dctNumerator: 8))
-        XCTAssertEqual(ScalePlan(width: 30, height: 20, maxDimension: nil, format: .jpeg), ScalePlan(targetWidth: 30, targetHeight: 20, dctNumerator: 8))
+        XCTAssertEqual(ScalePlan(width: 37, height: 23, resize: Resize(size: 10), format: .png), ScalePlan(targetWidth: 10, targetHeight: 6, dctNumerator: 8))
+        XCTAssertEqual(ScalePlan(width: 20, height: 40, resize: Resize(size: 7), format: .png), ScalePlan(targetWidth: 4, targetHeight: 7, dctNumerator: 8))
+        XCTAssertEqual(ScalePlan(width: 1000, height: 1, resize: Resize(size: 10), format: .png), ScalePlan(targetWidth: 10, targetHeight: 1, dctNumerator: 8))
+        XCTAssertEqual(ScalePlan(width: 30, height: 20, resize: Resize(size: 30), format: .jpeg), ScalePlan(targetWidth: 30, targetHeight: 20, dctNumerator: 8))
+        XCTAssertEqual(ScalePlan(width: 30, height: 20, resize: nil, format: .jpeg), ScalePlan(targetWidth: 30, targetHeight: 20, dctNumerator: 8))
     }
 
     func testScalePlanUsesTheSmallestDCTScaleThatDoesNotUndershoot() {
         // 4000 → 1000 is exactly 2/8; 4000 → 1001 needs 3/8 (1500) and the box filter for the rest.
-        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, maxDimension: 1000, format: .jpeg),
+        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1000), format: .jpeg),
                        ScalePlan(targetWidth: 1000, targetHeight: 750, dctNumerator: 2))
-        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, maxDimension: 1001, format: .jpeg),
+        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1001), format: .jpeg),
                        ScalePlan(targetWidth: 1001, targetHeight: 751, dctNumerator: 3))
-        XCTAssertEqual(ScalePlan(width: 10000, height: 10000, maxDimension: 100, format: .jpeg),
+        XCTAssertEqual(ScalePlan(width: 10000, height: 10000, resize: Resize(size: 100), format: .jpeg),
                        ScalePlan(targetWidth: 100, targetHeight: 100, dctNumerator: 1))
-        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, maxDimension: 1000, format: .png).dctNumerator, 8)
+        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1000), format: .png).dctNumerator, 8)
     }
 }

@@ -75,7 +75,7 @@ struct FuzzPass: Sendable {
         let maxDimension = [nil, nil, 9, 30][index / 4 % 4]
         let memoryBudget = index / 16 % 2 == 0 ? ImageCodec.defaultPixelMemory : 0  // 0: every raster on disk
         if ftruncate(output, 0) != 0 || lseek(output, 0, SEEK_SET) != 0 { problems.append("\(label): cannot reset the output") }
-        let converted = ImageCodec.convert(path: path, format: fixture.format, to: pixelFormat, maxDimension: maxDimension,
+        let converted = ImageCodec.convert(path: path, format: fixture.format, to: pixelFormat, resize: maxDimension.map { Resize(size: $0) },
                                            limits: Self.limits, output: output, scratchDirectory: directory, memoryBudget: memoryBudget)
         for error in [verified.error, converted.error].compactMap({ $0 }) {
             if ![.notAnImage, .tooLarge].contains(error.kind) { problems.append("\(label): \(error.kind): \(error.message)") }

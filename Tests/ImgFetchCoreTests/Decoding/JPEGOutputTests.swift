@@ -77,7 +77,7 @@ final class JPEGOutputTests: CodecTestCase {
         for quality in [30, 95] {
             let outputPath = directory + "/q\(quality).jpg"
             let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            let conversion = ImageConversion(pixelFormat: .jpeg, maxDimension: nil, output: fd, scratchDirectory: directory,
+            let conversion = ImageConversion(pixelFormat: .jpeg, resize: nil, output: fd, scratchDirectory: directory,
                                              memoryBudget: ImageCodec.defaultPixelMemory, quality: quality)
             _ = try ImageCodec.convert(.file(path: input), format: .png, conversion: conversion, limits: DecodeLimits()).get()
             close(fd)
@@ -91,7 +91,7 @@ final class JPEGOutputTests: CodecTestCase {
         configuration.saveAs = .pixels(.jpeg)
         XCTAssertEqual(CacheEntry.outputKind(for: configuration), "jpeg@q95")
         configuration.quality = 80
-        configuration.maxDimension = 256
+        configuration.resize = Resize(size: 256)
         XCTAssertEqual(CacheEntry.outputKind(for: configuration), "jpeg@q80:256")
         configuration.saveAs = .pixels(.png)
         XCTAssertEqual(CacheEntry.outputKind(for: configuration), "png:256", "lossless kinds are as before")

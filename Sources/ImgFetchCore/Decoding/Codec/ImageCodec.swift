@@ -34,13 +34,12 @@ public enum ImageCodec {
     }
 
     /// Decodes the image at `path` and writes it to `output` as `pixelFormat`, with the EXIF
-    /// orientation applied and, when `maxDimension` is given, downscaled so the longer side is at
-    /// most that. `output` is an open descriptor written sequentially from its current offset (the
+    /// orientation applied and sized by `resize` when given. `output` is an open descriptor written sequentially from its current offset (the
     /// caller owns it and discards it on failure); scratch files go to `scratchDirectory`.
-    public static func convert(path: String, format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
+    public static func convert(path: String, format: ImageFormat, to pixelFormat: PixelFormat, resize: Resize? = nil,
                                limits: DecodeLimits = DecodeLimits(), output: Int32, scratchDirectory: String,
                                memoryBudget: Int = defaultPixelMemory) -> Result<ConvertedImage, DownloadError> {
-        let conversion = ImageConversion(pixelFormat: pixelFormat, maxDimension: maxDimension, output: output,
+        let conversion = ImageConversion(pixelFormat: pixelFormat, resize: resize, output: output,
                                          scratchDirectory: scratchDirectory, memoryBudget: memoryBudget)
         return convert(.file(path: path), format: format, conversion: conversion, limits: limits)
     }

@@ -1,9 +1,10 @@
-/// One conversion: pumps a started decoder's rows through downscaling and orientation into a PNG or
-/// Netpbm writer, keeping the source's channels and bit depth (see `PixelLayout`). Memory stays
-/// bounded: rows stream, and whole-image steps use a `Raster`. An animation writes its first frame.
+/// One conversion: pumps a started decoder's rows through scaling, orientation and a crop or pad
+/// (`Resize`) into a PNG, Netpbm or JPEG writer, keeping the source's channels and bit depth (see
+/// `PixelLayout`) where the format can. Memory stays bounded: rows stream, and whole-image steps
+/// use a `Raster`. An animation writes its first frame.
 struct ImageConversion {
     var pixelFormat: PixelFormat
-    var maxDimension: Int?
+    var resize: Resize?
     var output: Int32
     var scratchDirectory: String
     var memoryBudget: Int
@@ -43,14 +44,22 @@ struct ImageConversion {
 
     func run(decoder: ImageDecoder) throws(DownloadError) -> ConvertedImage {
         let info = decoder.info
-        var plan = ScalePlan(width: info.width, height: info.height, maxDimension: maxDimension, format: decoder.format)
+        let orientation = ExifOrientation(rawValue: info.orientation) ?? .up
+        var plan = ScalePlan(width: info.width, height: info.height, resize: resize, orientation: orientation, format: decoder.format)
+        let limit = decoder.limits.maxPixels
+        if limit > 0, plan.targetWidth * plan.targetHeight > limit || plan.canvasWidth * plan.canvasHeight > limit {
+            throw DownloadError(.tooLarge, "upscaled to \(plan.targetWidth)×\(plan.targetHeight), the image would exceed "
+                + "the limit of \(limit) pixels (--max-pixels)")
+        }
         try decoder.start(scaleNumerator: plan.dctNumerator)
         let decoded = decoder.output
         // The plan picks a DCT scale that never undershoots; clamping keeps the box filter safe regardless.
-        plan.targetWidth = min(plan.targetWidth, decoded.width)
-        plan.targetHeight = min(plan.targetHeight, decoded.height)
-        let orientation = ExifOrientation(rawValue: info.orientation) ?? .up
-        let size = orientation.outputSize(width: plan.targetWidth, height: plan.targetHeight)
+        if plan.dctNumerator < 8 {
+            plan.targetWidth = min(plan.targetWidth, decoded.width)
+            plan.targetHeight = min(plan.targetHeight, decoded.height)
+        }
+        let scaled = orientation.outputSize(width: plan.targetWidth, height: plan.targetHeight)
+        let size = (width: plan.canvasWidth, height: plan.canvasHeight)
         let layout = decoded.layout
         let preview = purpose == .preview
         let eightBit = preview || pixelFormat == .jpeg
@@ -77,12 +86,19 @@ struct ImageConversion {
         if written != layout {
             sink = SampleDepthReducer(width: size.width, channels: layout.channels, next: sink)
         }
+        if size != scaled {
+            sink = CanvasSink(imageWidth: scaled.width, imageHeight: scaled.height, canvasWidth: size.width,
+                              canvasHeight: size.height, fill: CanvasSink.fill(resize?.padColor ?? .black, layout: layout), next: sink)
+        }
         if orientation != .up {
             sink = try OrientingSink(orientation: orientation, width: plan.targetWidth, height: plan.targetHeight,
                                      pixelBytes: layout.pixelBytes, next: sink, memoryBudget: memoryBudget,
                                      bandBudget: max(1 << 20, memoryBudget / 2), scratchDirectory: scratchDirectory)
         }
-        if decoded.width != plan.targetWidth || decoded.height != plan.targetHeight {
+        if plan.targetWidth > decoded.width || plan.targetHeight > decoded.height {
+            sink = BilinearUpscaler(sourceWidth: decoded.width, sourceHeight: decoded.height,
+                                    targetWidth: plan.targetWidth, targetHeight: plan.targetHeight, layout: layout, next: sink)
+        } else if decoded.width != plan.targetWidth || decoded.height != plan.targetHeight {
             sink = BoxDownscaler(sourceWidth: decoded.width, sourceHeight: decoded.height,
                                  targetWidth: plan.targetWidth, targetHeight: plan.targetHeight, layout: layout, next: sink)
         }

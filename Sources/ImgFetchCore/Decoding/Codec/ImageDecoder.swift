@@ -19,6 +19,8 @@ final class ImageDecoder {
     }
 
     let format: ImageFormat
+    /// What the decoder refuses; also bounds what a conversion may upscale to.
+    let limits: DecodeLimits
     /// The header, read by `init`.
     let info: ImageInfo
     /// Whether the stored image has an alpha channel or tRNS.
@@ -44,6 +46,7 @@ final class ImageDecoder {
     init(source: ImageSource, format: ImageFormat, limits: DecodeLimits) throws(DownloadError) {
         let codecFormat = try Self.codecFormat(format)
         self.format = format
+        self.limits = limits
         var descriptor: Int32 = -1
         switch source {
         case .file(let path):

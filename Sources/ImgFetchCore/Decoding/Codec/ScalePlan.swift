@@ -1,36 +1,59 @@
-/// How an image gets to `--max-dimension`: the exact target size, and the JPEG DCT scaling that does
-/// most of the work for free before the box filter finishes it.
+/// How an image gets to its `Resize`: the exact scaled size, the JPEG DCT scaling that does most
+/// of a downscale for free before the box filter finishes it, and the canvas that a crop or a pad
+/// cuts or fills around the scaled image.
+///
+/// The scale is uniform (the aspect ratio is kept, each side rounded to nearest and at least 1
+/// pixel), so "shorter" and "longer" side are the same before and after the EXIF orientation;
+/// the canvas is laid out in the oriented image.
 struct ScalePlan: Equatable {
-    /// Size after downscaling, in stored orientation: the longer side is at most the maximum,
-    /// the aspect ratio is kept (rounded to nearest) and no side is below 1 pixel.
+    /// Size after scaling, in stored orientation.
     var targetWidth: Int
     var targetHeight: Int
     /// libjpeg's scale_num over 8: the smallest DCT scaling that still yields at least the target size.
     var dctNumerator: Int
+    /// The output's size, in shown orientation: the oriented target size, or the crop or the pad around it.
+    var canvasWidth: Int
+    var canvasHeight: Int
 
-    init(width: Int, height: Int, maxDimension: Int?, format: ImageFormat) {
-        let longer = max(width, height)
-        guard let maxDimension, longer > max(1, maxDimension) else {
-            self.init(targetWidth: width, targetHeight: height, dctNumerator: 8)
-            return
+    init(width: Int, height: Int, resize: Resize?, orientation: ExifOrientation = .up, format: ImageFormat) {
+        let shorter = min(width, height), longer = max(width, height)
+        var targetWidth = width, targetHeight = height
+        if let resize {
+            // The side that becomes `size`.
+            let reference = resize.fit == .keepRatio || resize.fit == .centerCrop ? shorter : longer
+            if reference != resize.size && (resize.upscale || reference > resize.size) {
+                func scaled(_ side: Int) -> Int {
+                    side == reference ? resize.size : max(1, (side * resize.size * 2 + reference) / (reference * 2))
+                }
+                targetWidth = scaled(width)
+                targetHeight = scaled(height)
+            }
         }
-        let limit = max(1, maxDimension)
-        func scaled(_ side: Int) -> Int {
-            side == longer ? limit : max(1, (side * limit * 2 + longer) / (longer * 2))
-        }
-        let targetWidth = scaled(width), targetHeight = scaled(height)
         var numerator = 8
-        if format == .jpeg {
+        if format == .jpeg && targetWidth < width {
             // libjpeg's output size is ceil(side × n / 8); take the smallest n that does not undershoot.
             func dctSide(_ side: Int, _ n: Int) -> Int { (side * n + 7) / 8 }
             numerator = (1...8).first { dctSide(width, $0) >= targetWidth && dctSide(height, $0) >= targetHeight } ?? 8
         }
-        self.init(targetWidth: targetWidth, targetHeight: targetHeight, dctNumerator: numerator)
+        let shown = orientation.outputSize(width: targetWidth, height: targetHeight)
+        var canvas = shown
+        switch resize?.fit {
+        case .centerCrop?:
+            canvas = (min(shown.width, resize!.size), min(shown.height, resize!.size))
+        case .pad?:
+            canvas = (max(shown.width, resize!.size), max(shown.height, resize!.size))
+        case .keepRatio?, .keepRatioLargest?, nil:
+            break
+        }
+        self.init(targetWidth: targetWidth, targetHeight: targetHeight, dctNumerator: numerator,
+                  canvasWidth: canvas.width, canvasHeight: canvas.height)
     }
 
-    init(targetWidth: Int, targetHeight: Int, dctNumerator: Int) {
+    init(targetWidth: Int, targetHeight: Int, dctNumerator: Int, canvasWidth: Int? = nil, canvasHeight: Int? = nil) {
         self.targetWidth = targetWidth
         self.targetHeight = targetHeight
         self.dctNumerator = dctNumerator
+        self.canvasWidth = canvasWidth ?? targetWidth
+        self.canvasHeight = canvasHeight ?? targetHeight
     }
 }

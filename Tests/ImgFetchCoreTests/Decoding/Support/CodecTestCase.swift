@@ -63,14 +63,14 @@ class CodecTestCase: XCTestCase {
 
     /// Converts `bytes` and returns the result with the output file's bytes.
     func convert(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
-                 limits: DecodeLimits = DecodeLimits(),
+                 resize: Resize? = nil, limits: DecodeLimits = DecodeLimits(),
                  memoryBudget: Int = ImageCodec.defaultPixelMemory) throws -> (Result<ConvertedImage, DownloadError>, [UInt8]) {
         let input = try write(bytes, name: "source.\(format.rawValue)")
         let outputPath = directory + "/output.\(pixelFormat.rawValue)"
         let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         XCTAssertGreaterThanOrEqual(fd, 0)
         defer { unlink(outputPath) }
-        let result = ImageCodec.convert(path: input, format: format, to: pixelFormat, maxDimension: maxDimension, limits: limits,
+        let result = ImageCodec.convert(path: input, format: format, to: pixelFormat, resize: resize ?? maxDimension.map { Resize(size: $0) }, limits: limits,
                                         output: fd, scratchDirectory: directory, memoryBudget: memoryBudget)
         close(fd)
         let output = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outputPath)))
@@ -79,9 +79,10 @@ class CodecTestCase: XCTestCase {
 
     /// Converts and decodes the output back to pixels; fails the test if the conversion fails.
     func convertedImage(_ bytes: [UInt8], _ format: ImageFormat, to pixelFormat: PixelFormat, maxDimension: Int? = nil,
+                        resize: Resize? = nil,
                         memoryBudget: Int = ImageCodec.defaultPixelMemory,
                         file: StaticString = #filePath, line: UInt = #line) throws -> (ConvertedImage, Image) {
-        let (result, output) = try convert(bytes, format, to: pixelFormat, maxDimension: maxDimension, memoryBudget: memoryBudget)
+        let (result, output) = try convert(bytes, format, to: pixelFormat, maxDimension: maxDimension, resize: resize, memoryBudget: memoryBudget)
         let converted = try result.get()
         let image = try decodeOutput(output, pixelFormat)
         XCTAssertEqual(image.width, converted.width, file: file, line: line)

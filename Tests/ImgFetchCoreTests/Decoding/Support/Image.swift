@@ -48,6 +48,16 @@ struct Image: Equatable {
         return Image(width: 1, height: 1, channels: channels, pixels: Array(pixels[start..<start + pixelBytes]), bitDepth: bitDepth).samples
     }
 
+    /// The `width` × `height` part whose top-left pixel is (`x`, `y`).
+    func cropped(x: Int, y: Int, width: Int, height: Int) -> Image {
+        var out: [UInt8] = []
+        for row in y..<(y + height) {
+            let start = (row * self.width + x) * pixelBytes
+            out += pixels[start..<start + width * pixelBytes]
+        }
+        return Image(width: width, height: height, channels: channels, pixels: out, bitDepth: bitDepth)
+    }
+
     /// The image as the upright view of an EXIF orientation, computed pixel by pixel from the definition.
     func oriented(_ orientation: Int) -> Image {
         let transposed = orientation >= 5
