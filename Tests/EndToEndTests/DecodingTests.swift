@@ -160,7 +160,7 @@ final class DecodingTests: EndToEndTestCase {
         let url = server.url("/files/none.jpg")
         let resize = try fetch([url], ["--max-dimension", "64"])
         XCTAssertEqual(resize.exitCode, 2)
-        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs --save-as png, ppm, pam or jpeg"), resize.stderr)
+        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs --save-as png, ppm, pam, jpeg or webp"), resize.stderr)
         let strict = try fetch([url], ["--require-verified", "--no-decode"])
         XCTAssertEqual(strict.exitCode, 2)
         XCTAssertTrue(strict.stderr.contains("option '--require-verified' cannot be used with --no-decode"), strict.stderr)
@@ -204,7 +204,7 @@ final class DecodingTests: EndToEndTestCase {
 
         let refused = try fetch([server.url("/files/photo.jpeg")], ["--quality", "80"])
         XCTAssertEqual(refused.exitCode, 2)
-        XCTAssertTrue(refused.stderr.contains("option '--quality' needs --save-as jpeg"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("option '--quality' needs --save-as jpeg or webp"), refused.stderr)
     }
 
     func testResizeFitsEveryModeAndTheIndexTellsTheModesApart() throws {

@@ -188,6 +188,12 @@ int imgcodec_jpeg_writer_finish(imgcodec_jpeg_writer *writer, char *message, siz
 // In C because it frees libjpeg state. Accepts NULL. Does not close the fd.
 void imgcodec_jpeg_writer_close(imgcodec_jpeg_writer *writer);
 
+// In C beside the other codecs (libwebp has no row-by-row encoder): encodes a whole image of RGB
+// or RGBA (channels 3 or 4) 8-bit pixels, rows of width × channels bytes, as a lossy WebP at
+// `quality` (1...100, libwebp's default method 4; alpha kept), written to `fd` as it is made.
+int imgcodec_webp_write(int fd, const unsigned char *pixels, uint32_t width, uint32_t height, int channels,
+                        int quality, char *message, size_t message_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,7 +77,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var upscale = false
     /// `--pad-color`: what `--fit pad` fills with.
     public var padColor = Resize.Color.black
-    /// The quality of `--save-as jpeg`, 1-100; nil: its default.
+    /// The quality of `--save-as jpeg` or `webp`, 1-100; nil: the format's default.
     public var quality: Int?
     /// Skip full decoding (bodies are still sniffed).
     public var noDecode = false
@@ -176,7 +176,7 @@ public enum ProgressMode: String, Sendable, Equatable, CaseIterable {
 
 /// `--save-as`: the original bytes, or decompressed pixels in one of three formats.
 public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
-    case original, png, ppm, pam, jpeg
+    case original, png, ppm, pam, jpeg, webp
 
     var configuration: SaveAs {
         switch self {
@@ -185,6 +185,7 @@ public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
         case .ppm: .pixels(.ppm)
         case .pam: .pixels(.pam)
         case .jpeg: .pixels(.jpeg)
+        case .webp: .pixels(.webp)
         }
     }
 }

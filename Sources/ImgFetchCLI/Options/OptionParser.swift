@@ -96,7 +96,7 @@ public enum OptionParser {
         for (option, given) in [("--max-dimension", options.maxDimension != nil), ("--resize", options.resize != nil)]
         where given && options.saveAs == .original {
             throw UsageError(option: option, problem: .combination(
-                "needs --save-as png, ppm, pam or jpeg: original bytes are saved unchanged, never resized"))
+                "needs --save-as png, ppm, pam, jpeg or webp: original bytes are saved unchanged, never resized"))
         }
         if options.maxDimension != nil && options.resize != nil {
             throw UsageError(option: "--max-dimension", problem: .combination(
@@ -110,9 +110,9 @@ public enum OptionParser {
         if options.padColor != .black && options.fit != .pad {
             throw UsageError(option: "--pad-color", problem: .combination("needs --fit pad: the other modes add no border"))
         }
-        if options.quality != nil && options.saveAs != .jpeg {
+        if options.quality != nil && options.saveAs != .jpeg && options.saveAs != .webp {
             throw UsageError(option: "--quality", problem: .combination(
-                "needs --save-as jpeg: the other outputs are lossless or the original bytes"))
+                "needs --save-as jpeg or webp: the other outputs are lossless or the original bytes"))
         }
         if options.requireVerified && options.noDecode {
             throw UsageError(option: "--require-verified", problem: .combination(
@@ -262,7 +262,7 @@ public enum OptionParser {
             options.galleryFile = try ValueParser.path(value, for: spelling)
         case .saveAs:
             guard let choice = SaveAsChoice(rawValue: value) else {
-                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm, pam or jpeg"))
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected original, png, ppm, pam, jpeg or webp"))
             }
             options.saveAs = choice
         case .cachePolicy:

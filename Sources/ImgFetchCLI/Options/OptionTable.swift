@@ -61,9 +61,9 @@ enum OptionTable {
         .valued(.resolve, "resolve", "HOST:PORT:ADDR", .text,
                 help: "connect to ADDR for HOST:PORT, without DNS (curl's syntax; repeatable)"),
         .valued(.saveAs, "save-as", "FORMAT", .choice(SaveAsChoice.allCases.map(\.rawValue)), default: "original",
-                help: "what is written; original: the verified bytes; png, ppm, pam or jpeg: the decompressed pixels of "
-                    + "the first frame, EXIF orientation applied, in png and pam with the source's channels and bit depth, "
-                    + "in jpeg 8-bit with alpha composited onto black"),
+                help: "what is written; original: the verified bytes; png, ppm, pam, jpeg or webp: the decompressed "
+                    + "pixels of the first frame, EXIF orientation applied, in png and pam with the source's channels and "
+                    + "bit depth, in jpeg 8-bit with alpha composited onto black, in webp 8-bit lossy with alpha"),
         .valued(.resize, "resize", "N", .number,
                 help: "with a pixel --save-as: size the image to N pixels as --fit says (EXIF orientation first)"),
         .valued(.fit, "fit", "MODE", .choice(Resize.Fit.allCases.map(\.rawValue)), default: "keep-ratio-largest",
@@ -76,7 +76,7 @@ enum OptionTable {
         .valued(.maxDimension, "max-dimension", "N", .number,
                 help: "with a pixel --save-as: shrink so the longer side is at most N pixels (--resize N)"),
         .valued(.quality, "quality", "Q", .number,
-                help: "with --save-as jpeg: the JPEG quality, 1-100 (95 when not given)"),
+                help: "with --save-as jpeg or webp: the quality, 1-100 (JPEG 95, WebP 90 when not given)"),
         .flag(.noDecode, "no-decode", help: "skip full decoding; bodies are still checked by their magic bytes"),
         .flag(.requireVerified, "require-verified",
               help: "fail images imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC) instead of saving them unverified"),

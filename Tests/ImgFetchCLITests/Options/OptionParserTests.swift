@@ -377,7 +377,7 @@ final class OptionParserTests: XCTestCase {
 
     func testResizeOptionsThatNeedOthers() {
         XCTAssertEqual(failure("--resize", "64"),
-                       "option '--resize' needs --save-as png, ppm, pam or jpeg: original bytes are saved unchanged, never resized")
+                       "option '--resize' needs --save-as png, ppm, pam, jpeg or webp: original bytes are saved unchanged, never resized")
         XCTAssertEqual(failure("--save-as", "png", "--resize", "64", "--max-dimension", "64"),
                        "option '--max-dimension' cannot be used with --resize: it is --resize N --fit keep-ratio-largest; give one of them")
         XCTAssertEqual(failure("--save-as", "png", "--fit", "center-crop"), "option '--fit' needs --resize N")

@@ -39,7 +39,12 @@ struct ImageConversion {
         let info = decoder.info
         let rows = info.width * 8 * 4
         let wholeImage = info.orientation != ExifOrientation.up.rawValue || (decoder.format == .png && decoder.isProgressive)
-        return wholeImage ? rows + min(memoryBudget, info.width * info.height * 8) : rows
+        var held = wholeImage ? rows + min(memoryBudget, info.width * info.height * 8) : rows
+        if purpose == .output && pixelFormat == .webp {
+            let plan = ScalePlan(width: info.width, height: info.height, resize: resize, format: decoder.format)
+            held += WebPRowWriter.heldMemory(width: plan.canvasWidth, height: plan.canvasHeight)
+        }
+        return held
     }
 
     func run(decoder: ImageDecoder) throws(DownloadError) -> ConvertedImage {
@@ -62,7 +67,7 @@ struct ImageConversion {
         let size = (width: plan.canvasWidth, height: plan.canvasHeight)
         let layout = decoded.layout
         let preview = purpose == .preview
-        let eightBit = preview || pixelFormat == .jpeg
+        let eightBit = preview || pixelFormat == .jpeg || pixelFormat == .webp
         let written = eightBit ? PixelLayout(channels: layout.channels, bitDepth: 8) : layout
         // JPEG has no alpha: such sources are composited onto black on the way.
         let flattens = purpose == .output && pixelFormat == .jpeg && (layout.channels == 2 || layout.channels == 4)
@@ -82,6 +87,9 @@ struct ImageConversion {
             sink = try JPEGRowWriter(width: size.width, height: size.height, layout: color,
                                      quality: quality ?? PixelFormat.jpeg.defaultQuality!, fd: output)
             if flattens { sink = AlphaFlattener(width: size.width, channels: layout.channels, next: sink) }
+        case (.output, .webp):
+            sink = try WebPRowWriter(width: size.width, height: size.height, layout: written,
+                                     quality: quality ?? PixelFormat.webp.defaultQuality!, fd: output)
         }
         if written != layout {
             sink = SampleDepthReducer(width: size.width, channels: layout.channels, next: sink)
@@ -110,7 +118,13 @@ struct ImageConversion {
         source.verified = true
         source.outputWidth = size.width
         source.outputHeight = size.height
-        let channels = pixelFormat == .ppm && !preview ? 3 : flattens ? layout.channels - 1 : layout.channels
+        let channels = switch pixelFormat {
+        case _ where preview: layout.channels
+        case .ppm: 3
+        case .webp: layout.hasAlpha ? 4 : 3
+        case .jpeg where flattens: layout.channels - 1
+        case .png, .pam, .jpeg: layout.channels
+        }
         return ConvertedImage(source: source, width: size.width, height: size.height, channels: channels, bitDepth: written.bitDepth)
     }
 

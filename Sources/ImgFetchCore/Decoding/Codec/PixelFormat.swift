@@ -9,13 +9,22 @@ public enum PixelFormat: String, Sendable, CaseIterable {
     /// Baseline JPEG (libjpeg-turbo): 8-bit gray or RGB, alpha composited onto black; lossy, at
     /// `DownloaderConfiguration.quality`.
     case jpeg
+    /// Lossy WebP (libwebp): 8-bit RGB, or RGBA when the source has alpha; at
+    /// `DownloaderConfiguration.quality`.
+    case webp
 
     /// The extension a file of this format is saved with.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
-    /// The formats that keep every decoded sample (all but JPEG).
+    /// The formats that keep every decoded sample (all but JPEG and WebP).
     public static let lossless: [PixelFormat] = [.png, .ppm, .pam]
 
     /// The quality a lossy format is written at when none is given.
-    public var defaultQuality: Int? { self == .jpeg ? 95 : nil }
+    public var defaultQuality: Int? {
+        switch self {
+        case .jpeg: 95
+        case .webp: 90
+        case .png, .ppm, .pam: nil
+        }
+    }
 }

@@ -97,6 +97,7 @@ class CodecTestCase: XCTestCase {
         switch pixelFormat {
         case .png: try decodePNG(bytes)
         case .jpeg: try decodePNG(bytes, format: .jpeg)
+        case .webp: try decodePNG(bytes, format: .webp)
         case .ppm, .pam: try NetpbmReader.read(bytes)
         }
     }
