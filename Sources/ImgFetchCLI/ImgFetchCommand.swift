@@ -43,7 +43,10 @@ public enum ImgFetchCommand {
         }
         // A closed stdout (`imgfetch … | head`) must not kill the process mid-write: EPIPE stops the run instead.
         signal(SIGPIPE, SIG_IGN)
-        let control = RunControl(maxOutstanding: RunControl.window(concurrency: options.concurrency))
+        // Shard rows wait for the ones before them, each holding its output file: a smaller window.
+        let window = options.outputFormat == .webdataset
+            ? RunControl.datasetWindow(concurrency: options.concurrency) : RunControl.window(concurrency: options.concurrency)
+        let control = RunControl(maxOutstanding: window)
         let results = FileDescriptorSink(descriptor: STDOUT_FILENO) { control.stop(.brokenPipe) }
         var reportFile: ReportFile?
         var gallery: GalleryRecorder?
@@ -55,7 +58,8 @@ public enum ImgFetchCommand {
             let lists = try ListSource.openAll(options.lists, settings: options.table)
             try prepareOutputDirectory(options.outputDirectory)
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
-            try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog),
+            let heldOutputs = options.outputFormat == .webdataset ? window : 0
+            try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog + heldOutputs),
                                            concurrency: options.concurrency)
             reportFile = try options.reportFile.map { path throws(SetupError) in try ReportFile(path: path) }
             gallery = try options.galleryFile.map { path throws(SetupError) in

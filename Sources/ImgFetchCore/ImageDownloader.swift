@@ -72,7 +72,8 @@ public final class ImageDownloader: Sendable {
     public func download(_ url: ParsedURL, options: DownloadOptions = DownloadOptions(),
                          progress: DownloadProgressHandler? = nil,
                          completion: @escaping DownloadCompletionHandler) -> DownloadToken {
-        let name = namer.withLock { $0.name(for: url, explicitName: options.fileName) }
+        // Outputs handed over need no name, and no claim on one.
+        let name = configuration.handsOverOutputs ? Self.noName : namer.withLock { $0.name(for: url, explicitName: options.fileName) }
         let subscriber = Subscriber(id: takeID(), name: name, progress: progress, completion: completion,
                                     subscribedAt: DispatchTime.now())
         if stopped.load(ordering: .relaxed) {
@@ -214,8 +215,12 @@ public final class ImageDownloader: Sendable {
 
     private func takeID() -> Int { ids.next() }
 
+    /// The name of every item whose output is handed over.
+    private static let noName = OutputName(stem: "", givenExtension: nil, isExplicit: true)
+
     /// The plan for one output of `key`: serve it from disk, revalidate, or download.
     private func cachePlan(key: String, name: OutputName) -> CachePlan {
+        if configuration.handsOverOutputs { return .download(owner: nil) }
         let possibleNames: [String]
         switch configuration.saveAs {
         case .original: possibleNames = name.possibleFileNames
@@ -245,7 +250,8 @@ public final class ImageDownloader: Sendable {
     /// file itself is hashed then (`OutputStage.storedHash`). That was 8% of the CPU of saving
     /// small JPEGs with `--no-decode`.
     private func digestsBody(_ context: CacheContext) -> Bool {
-        configuration.hashesEveryBody || cacheIndex != nil && (context.entry != nil || configuration.saveAs != .original)
+        configuration.hashesEveryBody || configuration.handsOverOutputs
+            || cacheIndex != nil && (context.entry != nil || configuration.saveAs != .original)
     }
 
     /// Called once per transfer, on the engine thread (or the mock transport's): a body goes to

@@ -5,6 +5,8 @@ struct TableSettings: Sendable, Equatable {
     var format: InputFormat = .txt
     var urlColumn = "url"
     var captionColumn: String?
+    /// The column of each sample's key (`--key-column`, WebDataset shards).
+    var keyColumn: String?
 }
 
 /// A list's format (`--input-format`).
@@ -24,12 +26,17 @@ enum InputFormat: String, CaseIterable, Sendable {
 /// however many columns: rows wait in memory until their item is done).
 struct TableRow: Sendable, Equatable {
     let caption: String?
+    /// The value of the key column (`--key-column`), which also passes through with the columns;
+    /// nil without one, or when the row has none (a JSON line without the member, or not a string
+    /// or number there).
+    let key: String?
     /// `{"id":"7","tags":["a"]}`: CSV and TSV fields as strings, JSON members as written; a
     /// name that comes again is dropped (a JSON object's names should be unique).
     let columnsJSON: String
 
-    init(caption: String?, columns: [TableColumn]) {
+    init(caption: String?, columns: [TableColumn], key: String? = nil) {
         self.caption = caption
+        self.key = key
         var seen = Set<String>()
         var members: [String] = []
         for column in columns where seen.insert(column.name).inserted {
@@ -58,6 +65,7 @@ struct TableReader {
     let columns: [String]
     private let urlIndex: Int
     private let captionIndex: Int?
+    private let keyIndex: Int?
     private var records: RecordReader
     /// JSON Lines: no header; each row names its own members.
     private let jsonLines: TableSettings?
@@ -68,6 +76,7 @@ struct TableReader {
         columns = []
         urlIndex = 0
         captionIndex = nil
+        keyIndex = nil
         jsonLines = settings
     }
 
@@ -106,9 +115,13 @@ struct TableReader {
             }
             captionIndex = index
         }
+        if let key = settings.keyColumn, !header.contains(key) {
+            throw SetupError(message: "list '\(listName)' has no column '\(key)' for the sample keys (its columns: \(known))")
+        }
         columns = header
         self.urlIndex = urlIndex
         self.captionIndex = captionIndex
+        keyIndex = settings.keyColumn.flatMap { header.firstIndex(of: $0) }
     }
 
     /// The next row as a list entry, with the line it starts on; nil at the end of the list.
@@ -136,7 +149,13 @@ struct TableReader {
         var passed: [TableColumn] = []
         var urlValue: String?
         var captionValue: String?
+        var keyValue: String?
         for member in members {
+            if member.key == settings.keyColumn && keyValue == nil {
+                // A string's text, or a number as written.
+                keyValue = JSONObjectScanner.string(member.value)
+                    ?? (member.value.utf8.allSatisfy { (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") } ? member.value : nil)
+            }
             if member.key == settings.urlColumn && urlValue == nil {
                 urlValue = member.value
             } else if member.key == settings.captionColumn && captionValue == nil {
@@ -146,7 +165,7 @@ struct TableReader {
             }
         }
         // A caption that is not a JSON string is kept as the JSON it is.
-        let row = TableRow(caption: captionValue.map { JSONObjectScanner.string($0) ?? $0 }, columns: passed)
+        let row = TableRow(caption: captionValue.map { JSONObjectScanner.string($0) ?? $0 }, columns: passed, key: keyValue)
         guard let urlValue else { return .invalid(text: "", reason: "no '\(settings.urlColumn)' member for the URL", row: row) }
         guard let urlText = JSONObjectScanner.string(urlValue)?.trimmingWhitespace else {
             return .invalid(text: "", reason: "the '\(settings.urlColumn)' member is not a string", row: row)
@@ -164,7 +183,8 @@ struct TableReader {
         for (index, name) in columns.enumerated() where index != urlIndex && index != captionIndex {
             passed.append(TableColumn(name: name, value: fields[index]))
         }
-        return item(urlText, column: columns[urlIndex], row: TableRow(caption: captionIndex.map { fields[$0] }, columns: passed))
+        let row = TableRow(caption: captionIndex.map { fields[$0] }, columns: passed, key: keyIndex.map { fields[$0] })
+        return item(urlText, column: columns[urlIndex], row: row)
     }
 
     /// The row's item, or why its URL cannot be fetched.

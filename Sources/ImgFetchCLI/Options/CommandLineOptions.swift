@@ -38,8 +38,12 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var maxTime: Double?
     /// Retries of transient failures.
     public var retries = library.retries
-    /// How the lists are read: their format and, for tables, the URL and caption columns.
+    /// How the lists are read: their format and, for tables, the URL, caption and key columns.
     var table = TableSettings()
+    /// Files in DIR, or WebDataset shards.
+    var outputFormat = OutputFormat.files
+    /// Rows per shard with `--output-format webdataset`.
+    var shardSamples = 10_000
     /// Requests per second to one host, or nil for no spacing.
     public var ratePerHost: Double?
     /// Connection failures (or 429/503 answers) in a row before a host's remaining items fail; 0: never.
@@ -158,6 +162,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.obeysRobots = robots
         configuration.decodeLimits.maxPixels = maxPixels
         configuration.hashesEveryBody = galleryFile != nil
+        configuration.handsOverOutputs = outputFormat == .webdataset
         return configuration
     }
 }
@@ -175,6 +180,14 @@ public enum ProgressMode: String, Sendable, Equatable, CaseIterable {
 }
 
 /// `--save-as`: the original bytes, or decompressed pixels in one of three formats.
+/// What DIR receives (`--output-format`).
+enum OutputFormat: String, Sendable, Equatable, CaseIterable {
+    /// One file per image, named from its URL.
+    case files
+    /// Tar shards of samples in list order (`Dataset/`).
+    case webdataset
+}
+
 public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
     case original, png, ppm, pam, jpeg, webp
 

@@ -114,9 +114,33 @@ public enum OptionParser {
             throw UsageError(option: "--quality", problem: .combination(
                 "needs --save-as jpeg or webp: the other outputs are lossless or the original bytes"))
         }
+        try checkDatasetCombinations(options)
         if options.requireVerified && options.noDecode {
             throw UsageError(option: "--require-verified", problem: .combination(
                 "cannot be used with --no-decode: without decoding nothing is verified"))
+        }
+    }
+
+    /// Options of WebDataset shards, and the options of files that shards have no use for.
+    private static func checkDatasetCombinations(_ options: CommandLineOptions) throws(UsageError) {
+        let defaults = CommandLineOptions()
+        guard options.outputFormat == .webdataset else {
+            for (option, given) in [("--shard-samples", options.shardSamples != defaults.shardSamples),
+                                    ("--key-column", options.table.keyColumn != nil)] where given {
+                throw UsageError(option: option, problem: .combination("needs --output-format webdataset"))
+            }
+            return
+        }
+        if options.table.keyColumn != nil && options.table.format == .txt {
+            throw UsageError(option: "--key-column", problem: .combination("needs --input-format csv, tsv or jsonl"))
+        }
+        let fileOptions = [("--gallery", options.galleryFile != nil, "shards have no image files to show"),
+                           ("--name", options.naming != defaults.naming, "samples are named by their key"),
+                           ("--overwrite", options.existingFiles != defaults.existingFiles, "a shard is always written whole"),
+                           ("--cache-policy", options.cachePolicy != defaults.cachePolicy,
+                            "shards keep no cache index; a complete shard is skipped by its stats file")]
+        for (option, given, reason) in fileOptions where given {
+            throw UsageError(option: option, problem: .combination("cannot be used with --output-format webdataset: \(reason)"))
         }
     }
 
@@ -224,6 +248,16 @@ public enum OptionParser {
         case .captionColumn:
             guard !value.isEmpty else { throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected a column name")) }
             options.table.captionColumn = value
+        case .keyColumn:
+            guard !value.isEmpty else { throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected a column name")) }
+            options.table.keyColumn = value
+        case .outputFormat:
+            guard let format = OutputFormat(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected files or webdataset"))
+            }
+            options.outputFormat = format
+        case .shardSamples:
+            options.shardSamples = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
         case .ratePerHost:
             options.ratePerHost = try ValueParser.rate(value, for: spelling)
         case .hostFailures:

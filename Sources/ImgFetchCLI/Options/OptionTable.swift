@@ -15,6 +15,13 @@ enum OptionTable {
                 help: "with csv, tsv or jsonl: the column that holds the URLs"),
         .valued(.captionColumn, "caption-column", "NAME", .text,
                 help: "with csv, tsv or jsonl: the column that holds each image's caption"),
+        .valued(.keyColumn, "key-column", "NAME", .text,
+                help: "with webdataset and a table: the column of each sample's key (unique, no '.' or '/')"),
+        .valued(.outputFormat, "output-format", "FORMAT", .choice(OutputFormat.allCases.map(\.rawValue)), default: "files",
+                help: "what DIR gets; files: a file per image; webdataset: tar shards of samples (the image, its "
+                    + "JSON record and caption) in list order, with a results and a stats file per shard"),
+        .valued(.shardSamples, "shard-samples", "N", .number, default: "10000",
+                help: "with --output-format webdataset: rows per shard, 1-1000000"),
         .valued(.concurrency, "concurrency", short: "j", "N", .number, default: "16",
                 help: "simultaneous transfers, 1-1024"),
         .valued(.perHost, "per-host", "N", .number, default: "6",

@@ -36,6 +36,7 @@ enum JSONLine {
             fields.append(("columns", row.columnsJSON))
         }
         fields.append(("line", "{\"file\":\(string(item.position.listName)),\"line\":\(item.position.line)}"))
+        if let key = item.sampleKey { fields.append(("key", string(key))) }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
     }
 

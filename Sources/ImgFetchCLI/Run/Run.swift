@@ -15,6 +15,7 @@ struct Run {
     func execute(_ lists: [ListSource]) throws(SetupError) -> Int32 {
         let started = monotonicSeconds()
         let downloader: ImageDownloader
+        let dataset = options.outputFormat == .webdataset ? makeDatasetWriter() : nil
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
             configuration.onWarning = { [reporter] message in reporter.warn(message) }
@@ -26,7 +27,11 @@ struct Run {
             throw SetupError(message: error.message)
         }
         startThread(name: "imgfetch.list") { [self] in
-            read(lists, into: downloader)
+            if let dataset {
+                readShards(lists, into: downloader, dataset: dataset)
+            } else {
+                read(lists, into: downloader)
+            }
             reporter.model.listFinished()
             control.listFinished()
         }
@@ -44,9 +49,11 @@ struct Run {
         }
         control.waitForOutstanding()
         downloader.close()
+        let shardProblems = dataset?.finish() ?? []
+        for problem in shardProblems { reporter.warn(problem) }
         let summary = reporter.finish(seconds: monotonicSeconds() - started)
         switch ending {
-        case .completed: return summary.exitCode
+        case .completed: return shardProblems.isEmpty ? summary.exitCode : max(summary.exitCode, 1)
         case .deadline: return max(summary.exitCode, 1)
         case .interrupted(let signal): return 128 + signal
         case .brokenPipe: return 128 + SIGPIPE
@@ -91,7 +98,7 @@ struct Run {
         }
     }
 
-    private func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult, row: TableRow? = nil,
+    func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult, row: TableRow? = nil,
                         progress: ProgressItem? = nil, transfer: String = "") {
         reporter.report(ItemReport(position: position, displayURL: url, result: result, row: row), progress: progress, transfer: transfer)
         control.itemDone(rowBytes: row?.bytes ?? 0)

@@ -42,6 +42,10 @@ final class RunControl: @unchecked Sendable {
     /// The window for a run of `concurrency` simultaneous transfers.
     static func window(concurrency: Int) -> Int { pendingWindow + concurrency }
 
+    /// The window of a WebDataset run: a finished row waits (holding its output file open) for the
+    /// rows before it, so the window bounds the open files too.
+    static func datasetWindow(concurrency: Int) -> Int { 1024 + concurrency }
+
     /// Most bytes of table rows held by items in flight: the window's 4096 items could otherwise
     /// hold 4096 rows of up to 1 MiB each.
     static let rowByteBudget = 64 << 20

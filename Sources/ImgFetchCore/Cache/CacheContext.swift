@@ -30,7 +30,7 @@ struct CacheLookup: Sendable {
     /// it is a warning, and the run goes on without one. `onCommitted` hears of every commit.
     static func openIndex(_ configuration: DownloaderConfiguration,
                           onCommitted: @escaping @Sendable (UInt64) -> Void) -> CacheIndex? {
-        guard configuration.keepsCacheIndex else { return nil }
+        guard configuration.keepsCacheIndex && !configuration.handsOverOutputs else { return nil }
         let warn: @Sendable (String) -> Void = configuration.onWarning ?? { _ in }
         do {
             return try CacheIndex(directory: configuration.outputDirectory, warn: warn, onCommitted: onCommitted)

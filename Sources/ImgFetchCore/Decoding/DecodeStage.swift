@@ -56,7 +56,8 @@ final class DecodeStage: Sendable {
             }
             return checked.flatMap { image in
                 Result { () throws(DownloadError) in
-                    try file.writeOut()
+                    // A body handed over is read where it is, in memory when it is small.
+                    if !configuration.handsOverOutputs { try file.writeOut() }
                     return PreparedOutput(format: format, image: image, file: file)
                 }
             }

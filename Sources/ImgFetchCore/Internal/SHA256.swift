@@ -35,11 +35,12 @@ enum SHA256 {
     }
 }
 
-/// SHA-256 of a stream fed piece by piece (a body as it arrives). Used by one thread at a time.
-final class SHA256Hasher {
+/// SHA-256 of a stream fed piece by piece (a body as it arrives, a dataset shard's input rows).
+/// Used by one thread at a time.
+public final class SHA256Hasher {
     private let context: OpaquePointer
 
-    init() {
+    public init() {
         guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
         self.context = context
         reset()
@@ -50,17 +51,23 @@ final class SHA256Hasher {
     }
 
     /// Starts a new digest, forgetting what was fed.
-    func reset() {
+    public func reset() {
         precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "EVP_DigestInit_ex(SHA-256) failed")
     }
 
-    func update(_ bytes: UnsafeRawBufferPointer) {
+    public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         precondition(EVP_DigestUpdate(context, base, bytes.count) == 1, "EVP_DigestUpdate failed")
     }
 
     /// The hex digest of everything fed since the last reset; the hasher needs a reset before reuse.
-    func finish() -> String {
+    /// Feeds the UTF-8 bytes of `text`.
+    public func update(_ text: String) {
+        var text = text
+        text.withUTF8 { update(UnsafeRawBufferPointer($0)) }
+    }
+
+    public func finish() -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         precondition(EVP_DigestFinal_ex(context, &digest, &length) == 1, "EVP_DigestFinal_ex failed")

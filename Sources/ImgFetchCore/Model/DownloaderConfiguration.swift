@@ -82,6 +82,12 @@ public struct DownloaderConfiguration: Sendable {
     /// Take every downloaded body's SHA-256 (`DownloadResult.contentHash`), not only where the
     /// cache index needs it; `--gallery` names its thumbnails by it.
     public var hashesEveryBody = false
+    /// Hand each output to its callers (`DownloadResult.handedOver`) instead of placing it under a
+    /// file name: for writers of their own, such as dataset shards. No names are given, no cache
+    /// index is kept (`keepsCacheIndex` and `cachePolicy` are ignored), existing files are not
+    /// looked at, every body's SHA-256 is taken (`DownloadResult.bodySHA256`), and a URL repeated
+    /// after its transfer finished is fetched again (only the callers of one transfer share it).
+    public var handsOverOutputs = false
     /// Receives warnings that concern the whole run, not one item (e.g. a damaged cache index was replaced).
     public var onWarning: (@Sendable (String) -> Void)?
     /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting
@@ -150,4 +156,10 @@ public enum SaveAs: Sendable, Equatable {
     case original
     /// Decompressed pixels, EXIF orientation applied.
     case pixels(PixelFormat)
+
+    /// The pixel format, for decompressed outputs.
+    public var pixelFormat: PixelFormat? {
+        if case .pixels(let format) = self { return format }
+        return nil
+    }
 }

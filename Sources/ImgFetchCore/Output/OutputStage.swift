@@ -105,6 +105,7 @@ final class OutputStage: Sendable {
         base.format = output.format
         base.image = output.image
         base.cache = .downloaded
+        if configuration.handsOverOutputs { return handOver(key: key, transferID: transferID, output: output, body: body, response: response, base) }
         if configuration.saveAs == .original { base.contentHash = body.sha256 }
         let kind = CacheEntry.outputKind(for: configuration)
         let headers = ResponseCacheHeaders(fields: response.headers)
@@ -135,6 +136,27 @@ final class OutputStage: Sendable {
             if placed.status == .saved { linked = true }
             return placed
         }
+    }
+
+    /// Hands the output to every caller of the transfer (`DownloaderConfiguration.handsOverOutputs`):
+    /// one shared `OutputFile`, the body's hash and its Last-Modified. Nothing is placed or indexed,
+    /// and nothing is kept for a later caller of the URL.
+    private func handOver(key: String, transferID: Int, output: PreparedOutput, body: ReceivedBody, response: ResponseMetadata,
+                          _ base: DownloadResult) {
+        var result = base
+        result.bodySHA256 = body.sha256
+        if configuration.saveAs == .original { result.contentHash = body.sha256 }
+        result.lastModified = ResponseCacheHeaders(fields: response.headers).lastModified
+            .flatMap(HTTPDate.parse).map { Int64($0) }
+        do {
+            result.handedOver = try OutputFile(output.file)
+            result.status = .saved
+        } catch {
+            result.error = error
+        }
+        guard case .done(let subscribers) = registry.complete(key: key, transferID: transferID, item: nil,
+                                                              isPlaced: { _ in true }) else { return }
+        deliver(subscribers.map { ($0, result) }, afterIndexChanges: false)
     }
 
     /// The SHA-256 of the body `entry` stored: as recorded, or, for original bytes recorded

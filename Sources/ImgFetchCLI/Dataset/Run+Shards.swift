@@ -1,0 +1,161 @@
+import ImgFetchCore
+
+/// The list reader of a WebDataset run: every row gets its place (shard and row, counted over all
+/// lists) and its key, each shard's input is hashed as it is read, and the rows of a shard that
+/// an earlier run completed with the same input and settings are held back until that is sure,
+/// then reported as skipped without a request.
+extension Run {
+    func makeDatasetWriter() -> DatasetWriter {
+        let pixels = options.saveAs.configuration
+        let settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
+                                              pixelExtension: pixels.pixelFormat?.fileExtension,
+                                              fingerprint: ShardInput.settings(options))
+        return DatasetWriter(settings: settings) { [reporter, control] row in
+            reporter.report(row.report, progress: row.progress, transfer: row.transfer)
+            control.itemDone(rowBytes: row.report.row?.bytes ?? 0)
+        }
+    }
+
+    /// Rows of a shard held back while its input is compared with the finished shard's.
+    private struct HeldShard {
+        let shard: Int
+        let finished: FinishedShard
+        var rows: [(sequence: Int, position: ListPosition, entry: ListEntry, key: String)] = []
+        var bytes = 0
+    }
+
+    /// Most bytes of rows held back for one shard; past this the shard is fetched again rather
+    /// than held whole (an estimate: 256 bytes a row besides its table columns).
+    static let heldShardBudget = 64 << 20
+
+    func readShards(_ lists: [ListSource], into downloader: ImageDownloader, dataset: DatasetWriter) {
+        let samples = dataset.settings.samplesPerShard
+        let input = ShardInput()
+        var keys: [String: ListPosition] = [:]
+        var held: HeldShard?
+        var sequence = 0
+
+        /// Hands the row on: to the downloader, or straight to the writer as a failure. False when the run stops.
+        func submit(_ sequence: Int, _ position: ListPosition, _ entry: ListEntry, key: String) -> Bool {
+            guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return false }
+            reporter.model.itemQueued()
+            switch entry {
+            case .skip:
+                break
+            case .invalid(let text, let reason, let row):
+                let report = ItemReport(position: position, displayURL: SecretRedactor.redactURLText(text),
+                                        result: .failed(DownloadError(.invalidInput, reason)), row: row)
+                dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: nil, transfer: ""))
+            case .item(let item):
+                let transfer = item.url.normalized
+                let slot = reporter.showsProgress ? ProgressItem() : nil
+                let name = item.url.lastPathSegment
+                let progress: DownloadProgressHandler? = slot.map { slot in { @Sendable [model = reporter.model] received, expected in
+                    model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
+                } }
+                let row = item.row
+                downloader.download(item.url, options: DownloadOptions(priority: item.priority), progress: progress) { result in
+                    let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
+                    dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: slot, transfer: transfer))
+                }
+            }
+            return true
+        }
+
+        /// Every row of `shard` is read: skip it if it matches its finished shard, else fetch what was held.
+        func inputRead(shard: Int) -> Bool {
+            let digest = input.finish()
+            defer { dataset.inputComplete(shard: shard, digest: digest) }
+            guard let holding = held, holding.shard == shard else { return true }
+            held = nil
+            if holding.finished.digest == digest {
+                dataset.skip(shard: shard)
+                let path = options.outputDirectory + "/" + ShardNames(shard: shard).tar
+                for row in holding.rows {
+                    guard control.admit(rowBytes: row.entry.row?.bytes ?? 0) else { return false }
+                    reporter.model.itemQueued()
+                    var result = DownloadResult(status: .skipped, paths: [path])
+                    result.skipReason = "in \(path), complete from an earlier run"
+                    let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result, row: row.entry.row)
+                    dataset.finished(row.sequence, DatasetWriter.Row(report: report, key: row.key, progress: nil, transfer: ""))
+                }
+                return true
+            }
+            return holding.rows.allSatisfy { submit($0.sequence, $0.position, $0.entry, key: $0.key) }
+        }
+
+        for list in lists {
+            while let (number, read) = list.next() {
+                if case .skip = read { continue }
+                let position = ListPosition(listName: list.name, line: number)
+                let (shard, row) = dataset.position(of: sequence)
+                let (entry, key) = keyed(read, generated: ShardNames(shard: shard).key(row: row), position: position, keys: &keys)
+                if row == 0, let finished = FinishedShard.read(shard: shard, in: options.outputDirectory),
+                   finished.settings == dataset.settings.fingerprint {
+                    held = HeldShard(shard: shard, finished: finished)
+                }
+                input.add(entry, key: key)
+                if held != nil {
+                    held!.rows.append((sequence, position, entry, key))
+                    held!.bytes += 256 + (entry.row?.bytes ?? 0)
+                    if held!.bytes > Self.heldShardBudget {
+                        let rows = held!.rows
+                        held = nil
+                        guard rows.allSatisfy({ submit($0.sequence, $0.position, $0.entry, key: $0.key) }) else { return }
+                    }
+                } else {
+                    guard submit(sequence, position, entry, key: key) else { return }
+                }
+                sequence += 1
+                if row == samples - 1 { guard inputRead(shard: shard) else { return } }
+            }
+        }
+        if sequence % samples != 0 { guard inputRead(shard: sequence / samples) else { return } }
+        dataset.listEnded(rows: sequence)
+    }
+
+    /// The row's key: its key column's value (`--key-column`), checked and not seen before, or
+    /// `generated`. A row whose key is missing, unusable or taken fails.
+    private func keyed(_ entry: ListEntry, generated: String, position: ListPosition,
+                       keys: inout [String: ListPosition]) -> (ListEntry, String) {
+        guard let column = options.table.keyColumn else { return (entry, generated) }
+        let text = Self.displayURL(entry)
+        guard let key = entry.row?.key else {
+            if case .invalid = entry { return (entry, generated) }
+            return (.invalid(text: text, reason: "no value in column '\(column)' for the sample key", row: entry.row), generated)
+        }
+        if let problem = SampleKey.problem(key) {
+            return (.invalid(text: text, reason: "unusable key '\(ResultLine.clean(key))' in column '\(column)': \(problem)", row: entry.row), generated)
+        }
+        if let first = keys[key] {
+            return (.invalid(text: text, reason: "duplicate key '\(key)' in column '\(column)' (first at \(first))", row: entry.row), key)
+        }
+        keys[key] = position
+        return (entry, key)
+    }
+
+    /// The URL an entry shows in its result.
+    private static func displayURL(_ entry: ListEntry) -> String {
+        switch entry {
+        case .item(let item): item.url.redacted
+        case .invalid(let text, _, _): SecretRedactor.redactURLText(text)
+        case .skip: ""
+        }
+    }
+}
+
+/// What a sample key may be: a tar member name's stem that WebDataset splits back off its
+/// extension (at the first dot), so no dot and no slash, and nothing a file name cannot hold.
+enum SampleKey {
+    static let maxBytes = 200
+
+    /// Why `key` cannot be a sample key; nil when it can.
+    static func problem(_ key: String) -> String? {
+        if key.isEmpty { return "empty" }
+        if key.utf8.count > maxBytes { return "longer than \(maxBytes) bytes" }
+        if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "a control character" }
+        if key.contains(".") { return "a '.' (WebDataset reads the key up to the first dot)" }
+        if key.contains("/") || key.contains("\\") { return "a slash" }
+        return nil
+    }
+}

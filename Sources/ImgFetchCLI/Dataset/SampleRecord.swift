@@ -1,0 +1,36 @@
+import ImgFetchCore
+
+/// A sample's `KEY.json` in a shard: only what stays the same from run to run for the same
+/// input and the same server bytes (no timings, no attempt counts, no cache outcome), with keys
+/// in a fixed order, so that shards are reproducible:
+///
+///     {"key":"000000_000007","url":"https://…/a.jpg","caption":"a cat","format":"jpeg",
+///      "original_width":4000,"original_height":3000,"width":256,"height":256,
+///      "sha256":"…","columns":{"id":"7"}}
+///
+/// `format`, `original_width` and `original_height` are the downloaded image's; `width` and
+/// `height` the image member's (the same as stored for original bytes, whose EXIF orientation is
+/// left to the reader); `sha256` is of the downloaded
+/// bytes. `caption` is there when the list has a caption column, `columns` when it is a table.
+enum SampleRecord {
+    static func json(_ report: ItemReport, key: String) -> String {
+        let result = report.result
+        let image = result.image
+        func number(_ value: Int?) -> String { value.map(String.init) ?? "null" }
+        var fields: [(String, String)] = [
+            ("key", JSONLine.string(key)),
+            ("url", JSONLine.string(report.displayURL)),
+        ]
+        if let row = report.row, let caption = row.caption { fields.append(("caption", JSONLine.string(caption))) }
+        fields += [
+            ("format", result.format.map { JSONLine.string($0.rawValue) } ?? "null"),
+            ("original_width", number(image?.width)),
+            ("original_height", number(image?.height)),
+            ("width", number(image?.outputWidth ?? image?.width)),
+            ("height", number(image?.outputHeight ?? image?.height)),
+            ("sha256", result.bodySHA256.map(JSONLine.string) ?? "null"),
+        ]
+        if let row = report.row { fields.append(("columns", row.columnsJSON)) }
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
+    }
+}

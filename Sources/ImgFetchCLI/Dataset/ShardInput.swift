@@ -1,0 +1,81 @@
+import Glibc
+import ImgFetchCore
+
+/// What identifies a shard's input, for re-runs: the SHA-256 of its rows (`digest`, fed one row
+/// at a time by the list reader) and the settings that decide its bytes (`settings`). Both are
+/// kept in the shard's stats file; a later run that finds the same two skips the shard without a
+/// request (`FinishedShard`).
+struct ShardInput {
+    private let hasher = SHA256Hasher()
+
+    /// Adds one row. Each field is length-prefixed, so no two different rows hash alike.
+    func add(_ entry: ListEntry, key: String) {
+        var fields: [String]
+        switch entry {
+        case .skip:
+            return
+        case .item(let item):
+            fields = ["item", item.url.normalized, item.outName ?? ""]
+        case .invalid(let text, let reason, _):
+            fields = ["invalid", text, reason]
+        }
+        fields += [key, entry.row?.caption ?? "", entry.row?.columnsJSON ?? ""]
+        for field in fields { hasher.update("\(field.utf8.count):\(field);") }
+        hasher.update("\n")
+    }
+
+    /// The digest of the rows added since the last call; starts anew.
+    func finish() -> String {
+        let digest = hasher.finish()
+        hasher.reset()
+        return digest
+    }
+
+    /// The settings that decide a shard's bytes besides its rows: what is saved and how it is sized,
+    /// the shard size, the columns, and whether images are decoded.
+    static func settings(_ options: CommandLineOptions) -> String {
+        var parts = ["webdataset/1", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
+        if let quality = options.quality { parts.append("quality=\(quality)") }
+        if let resize = options.downloaderConfiguration(outputDirectory: ".").resize {
+            parts.append("resize=\(resize.size):\(resize.fit.rawValue):\(resize.upscale ? "upscale" : "no-upscale"):\(resize.padColor.hex)")
+        }
+        parts += ["input-format=\(options.table.format.rawValue)", "url-column=\(options.table.urlColumn)",
+                  "caption-column=\(options.table.captionColumn ?? "")", "key-column=\(options.table.keyColumn ?? "")",
+                  "decode=\(!options.noDecode)", "require-verified=\(options.requireVerified)", "max-pixels=\(options.maxPixels)",
+                  "max-size=\(options.maxSize)"]
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A shard an earlier run completed: its stats file's input digest and settings, and its tar is
+/// still there.
+struct FinishedShard: Equatable {
+    let digest: String
+    let settings: String
+
+    /// Reads shard `shard`'s stats in `directory`; nil when the shard is not complete there.
+    static func read(shard: Int, in directory: String) -> FinishedShard? {
+        let names = ShardNames(shard: shard)
+        var info = stat()
+        guard stat(directory + "/" + names.tar, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let bytes = contents(of: directory + "/" + names.stats),
+              let members = try? JSONObjectScanner.members(of: bytes) else { return nil }
+        func string(_ key: String) -> String? {
+            members.first { $0.key == key }.flatMap { JSONObjectScanner.string($0.value) }
+        }
+        guard let digest = string("input_sha256"), let settings = string("settings") else { return nil }
+        return FinishedShard(digest: digest, settings: settings)
+    }
+
+    /// The file's bytes, if it is a regular file of at most 1 MiB.
+    private static func contents(of path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        let count = bytes.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0, at: 0) }
+        return count == bytes.count ? bytes : nil
+    }
+}

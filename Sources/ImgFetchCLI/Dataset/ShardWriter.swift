@@ -1,0 +1,172 @@
+import FoundationEssentials
+import Glibc
+import ImgFetchCore
+
+/// The files of one WebDataset shard, written in input order: the tar of samples, the results
+/// file (one JSON line per row, failures too) and, last, the stats file. The tar and the results
+/// are written under temp names and renamed when the shard is complete; the stats file is renamed
+/// into place after both, so its presence means the shard is whole.
+///
+/// A write error (a full disk) breaks the shard: its temp files go at once, the row being written
+/// and every later row of the shard fail with the OS's reason, and nothing of it is renamed.
+///
+/// Used by one thread at a time (the `DatasetWriter`'s lock).
+final class ShardWriter {
+    let shard: Int
+    let names: ShardNames
+    private let directory: String
+    private var tar: StagedFile?
+    private var tarWriter: TarWriter?
+    private var results: StagedFile?
+    /// Why the shard cannot be completed; nil while it can.
+    private(set) var failure: DownloadError?
+    /// A row was cancelled or cut short by the run's end: the shard is not whole, and is discarded.
+    private(set) var cutShort = false
+    private var statusCounts: [DownloadResult.Status: Int] = [:]
+    private var errorCounts: [String: Int] = [:]
+    private(set) var rows = 0
+    private let startedAt = Date()
+    private let startedMonotonic = monotonicSeconds()
+
+    /// The image member's extension for every sample (`--save-as jpeg`: `jpg`); nil: the original's format's.
+    private let pixelExtension: String?
+
+    init(shard: Int, directory: String, pixelExtension: String?) {
+        self.pixelExtension = pixelExtension
+        self.shard = shard
+        names = ShardNames(shard: shard)
+        self.directory = directory
+    }
+
+    /// Writes one row, in input order: its members when it has an output, and its results line.
+    /// Returns the report as it stands afterwards (failed if the shard could not take it).
+    func add(_ report: ItemReport, key: String) -> ItemReport {
+        var report = report
+        report.sampleKey = key
+        rows += 1
+        let status = report.result.status
+        if status == .cancelled || report.result.error?.kind == .deadline { cutShort = true }
+        if status == .saved, let output = report.result.handedOver {
+            report.result.paths = [directory + "/" + names.tar]
+            do {
+                try openIfNeeded()
+                try writeSample(report, key: key, output: output)
+            } catch {
+                breakShard(error)
+            }
+        }
+        if let failure, report.result.status == .saved {
+            report.result = .failed(failure, attempts: report.result.attempts, httpStatus: report.result.httpStatus,
+                                    httpVersion: report.result.httpVersion)
+        }
+        report.result.handedOver = nil
+        count(report.result)
+        if failure == nil {
+            do {
+                try openIfNeeded()
+                try results?.write(JSONLine.encode(report))
+            } catch {
+                breakShard(error)
+            }
+        }
+        return report
+    }
+
+    /// Completes the shard: closes the tar, renames the tar and the results into place, then
+    /// writes the stats file, which holds `inputDigest` and `settings` for re-runs.
+    func commit(inputDigest: String, settings: String) throws(DownloadError) {
+        if let failure { throw failure }
+        try openIfNeeded()
+        guard let tar, let tarWriter, let results else { return }
+        do {
+            try tarWriter.finish()
+            try tar.commit()
+            try results.commit()
+            let stats = try StagedFile(directory: directory, name: names.stats)
+            try stats.write(statsJSON(inputDigest: inputDigest, settings: settings))
+            try stats.commit()
+        } catch {
+            breakShard(error)
+            throw error
+        }
+    }
+
+    /// Removes whatever the shard wrote under temp names.
+    func discard() {
+        tar?.discard()
+        results?.discard()
+    }
+
+    private func openIfNeeded() throws(DownloadError) {
+        guard tar == nil else { return }
+        let tar = try StagedFile(directory: directory, name: names.tar)
+        self.tar = tar
+        tarWriter = TarWriter(fd: tar.fd, displayName: tar.finalPath)
+        results = try StagedFile(directory: directory, name: names.results)
+    }
+
+    private func writeSample(_ report: ItemReport, key: String, output: OutputFile) throws(DownloadError) {
+        guard let tarWriter, let tar else { return }
+        let mtime = report.result.lastModified ?? 0
+        let ext = pixelExtension ?? report.result.format?.fileExtension ?? "bin"
+        try tarWriter.append(name: key + "." + ext, size: output.size, mtime: mtime) { () throws(DownloadError) in
+            try output.write(to: tar.fd, destinationName: tar.finalPath)
+        }
+        try tarWriter.append(name: key + ".json", mtime: mtime, bytes: Array(SampleRecord.json(report, key: key).utf8))
+        if let caption = report.row?.caption {
+            try tarWriter.append(name: key + ".txt", mtime: mtime, bytes: Array(caption.utf8))
+        }
+    }
+
+    private func breakShard(_ error: DownloadError) {
+        guard failure == nil else { return }
+        failure = DownloadError(.filesystem, "shard \(names.tar) not written: \(error.message)")
+        discard()
+    }
+
+    private func count(_ result: DownloadResult) {
+        statusCounts[result.status, default: 0] += 1
+        if let error = result.error { errorCounts[error.kind.rawValue, default: 0] += 1 }
+    }
+
+    private func statsJSON(inputDigest: String, settings: String) -> String {
+        let statuses = [DownloadResult.Status.saved, .skipped, .failed, .cancelled]
+            .map { "\"\($0.rawValue)\":\(statusCounts[$0] ?? 0)" }.joined(separator: ",")
+        let errors = errorCounts.sorted { $0.key < $1.key }.map { "\(JSONLine.string($0.key)):\($0.value)" }.joined(separator: ",")
+        let duration = (monotonicSeconds() - startedMonotonic) * 1000
+        return "{\"shard\":\(JSONLine.string(names.number)),\"tar\":\(JSONLine.string(names.tar)),\"rows\":\(rows),"
+            + "\"status\":{\(statuses)},\"errors\":{\(errors)},"
+            + "\"start_time\":\(JSONLine.string(Self.timestamp(startedAt))),\"end_time\":\(JSONLine.string(Self.timestamp(Date()))),"
+            + "\"duration_s\":\(Double(Int(duration.rounded())) / 1000),"
+            + "\"input_sha256\":\(JSONLine.string(inputDigest)),\"settings\":\(JSONLine.string(settings))}\n"
+    }
+
+    /// `2026-12-02T02:40:00Z`.
+    static func timestamp(_ date: Date) -> String {
+        var time = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}
+
+/// The file names of shard N: `000123.tar`, `000123.jsonl`, `000123_stats.json`.
+struct ShardNames {
+    let number: String
+
+    init(shard: Int) {
+        let digits = String(shard)
+        number = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+
+    var tar: String { number + ".tar" }
+    var results: String { number + ".jsonl" }
+    var stats: String { number + "_stats.json" }
+
+    /// The key of row `row` of the shard, when the list has no key column: `000123_000045`.
+    func key(row: Int) -> String {
+        let digits = String(row)
+        return number + "_" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+}
