@@ -190,6 +190,22 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json"])
     }
 
+    func testAnInterruptedRunDiscardsTheOpenShardAndSaysItsRowsAreCancelled() throws {
+        let first = server.url("/files/" + images[0]), slow = server.url("/delay/30/files/" + images[1])
+        let table = try scratch.write("slow.csv", "url\n\(first)\n\(first)?2\n\(first)?3\n\(slow)\n")
+        let script = "'\(ImgFetchRunner.binary.path)' '\(table)' -o '\(outputDirectory)' --input-format csv --output-format webdataset "
+            + "--shard-samples 2 > '\(scratch.file("stdout").path)' & pid=$!; "
+            + "for i in $(seq 100); do ls -a '\(outputDirectory)' 2>/dev/null | grep -q '000001.tar' && break; sleep 0.1; done; "
+            + "sleep 0.3; kill -INT $pid; wait $pid; echo $?"
+        let run = try ImgFetchRunner.runShell(script)
+        XCTAssertEqual(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "130", run.stderr)
+        let lines = try String(contentsOfFile: scratch.file("stdout").path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        // Row 2 was written into shard 1 before the interrupt, but the shard was not completed.
+        XCTAssertEqual(lines.map { $0[0] }, ["saved", "saved", "cancelled", "cancelled"], "the first shard is complete, the second was cut short")
+        XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json"], "nothing of shard 1, not even a temp file")
+        XCTAssertTrue(run.stderr.contains("shard \(outputDirectory)/000001.tar was cut short and is not written; run again to complete it"), run.stderr)
+    }
+
     private static func sha256(_ data: Data) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")

@@ -4,10 +4,14 @@ import Synchronization
 /// Puts a run's rows into WebDataset shards (`--output-format webdataset`) in input order.
 ///
 /// Rows finish in any order; each is held here until every row before it is written, then written
-/// to its shard (`ShardWriter`) and only then reported. A shard is completed once all its rows are
-/// written and the list reader has hashed its input; a shard found complete by an earlier run is
-/// not opened at all (its rows come as skipped). A shard cut short (a cancelled row, the run's
-/// deadline, a full disk) is discarded, and the run says so at the end.
+/// to its shard (`ShardWriter`) and counted (which lets the list reader go on). Its result lines
+/// wait until the shard is complete, so that a line never says "saved" of a shard that was not
+/// written: when the shard cannot be completed (a full disk) its saved rows are printed as failed
+/// with the reason, when the run stops first as cancelled. Past `lineBudget` of waiting lines they
+/// are printed as their rows are written, so memory does not grow with the shard size.
+///
+/// A shard is completed once all its rows are written and the list reader has hashed its input;
+/// a shard found complete by an earlier run is not opened at all (its rows come as skipped).
 ///
 /// Called from the delivery thread and the list reader's; all state is behind `state`'s lock, and
 /// rows are written and reported under it, one at a time.
@@ -29,10 +33,27 @@ final class DatasetWriter: Sendable {
         let transfer: String
     }
 
+    /// Where rows go once written; each is called under the writer's lock, in input order.
+    struct Reporting: Sendable {
+        /// Counts a written row (and lets the list reader admit another).
+        let count: @Sendable (Row) -> Void
+        /// Prints a row's lines.
+        let emit: @Sendable (ItemReport) -> Void
+        /// A counted row's outcome changed from the first result to the second.
+        let revise: @Sendable (DownloadResult, DownloadResult) -> Void
+    }
+
+    /// Most bytes of result lines waiting for their shard (an estimate: 512 bytes a row besides
+    /// its table columns).
+    static let lineBudget = 32 << 20
+
     private struct State {
         var next = 0
         var waiting: [Int: Row] = [:]
         var shard: ShardWriter?
+        /// Reports of the open shard's rows, printed when it is complete.
+        var lines: [ItemReport] = []
+        var lineBytes = 0
         var skipped: Set<Int> = []
         var inputDigests: [Int: String] = [:]
         var totalRows: Int?
@@ -42,12 +63,11 @@ final class DatasetWriter: Sendable {
 
     let settings: Settings
     private let state = Mutex(State())
-    /// Reports a row once it is written (or skipped); called under the lock, in input order.
-    private let deliver: @Sendable (Row) -> Void
+    private let reporting: Reporting
 
-    init(settings: Settings, deliver: @escaping @Sendable (Row) -> Void) {
+    init(settings: Settings, reporting: Reporting) {
         self.settings = settings
-        self.deliver = deliver
+        self.reporting = reporting
     }
 
     /// The shard of row `sequence` (counted over every list, from 0) and its row within the shard.
@@ -88,14 +108,17 @@ final class DatasetWriter: Sendable {
         }
     }
 
-    /// The run is over: a shard still open was cut short and is discarded. Returns what went
-    /// wrong with shards (empty when every shard the run wrote is complete).
+    /// The run is over: a shard still open was cut short and is discarded (its rows' lines are
+    /// printed as cancelled). Returns what went wrong with shards (empty when every shard the run
+    /// wrote is complete).
     func finish() -> [String] {
         state.withLock { state in
             if let shard = state.shard {
                 shard.discard()
-                if shard.rows > 0 { state.problems.append("shard \(settings.directory)/\(shard.names.tar) was cut short and is not written; run again to complete it") }
                 state.shard = nil
+                let path = settings.directory + "/" + shard.names.tar
+                release(&state, failure: DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
+                if shard.rows > 0 { state.problems.append("shard \(path) was cut short and is not written; run again to complete it") }
             }
             return state.problems
         }
@@ -104,15 +127,37 @@ final class DatasetWriter: Sendable {
     private func write(_ row: Row, sequence: Int, _ state: inout State) {
         let (shard, _) = position(of: sequence)
         var report = row.report
-        if state.skipped.contains(shard) {
+        guard !state.skipped.contains(shard) else {
             report.sampleKey = row.key
-        } else {
-            if state.shard == nil {
-                state.shard = ShardWriter(shard: shard, directory: settings.directory, pixelExtension: settings.pixelExtension)
-            }
-            report = state.shard!.add(report, key: row.key)
+            reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
+            reporting.emit(report)
+            return
         }
-        deliver(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
+        if state.shard == nil {
+            state.shard = ShardWriter(shard: shard, directory: settings.directory, pixelExtension: settings.pixelExtension)
+        }
+        report = state.shard!.add(report, key: row.key)
+        reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
+        state.lines.append(report)
+        state.lineBytes += 512 + (report.row?.bytes ?? 0)
+        if state.lineBytes > Self.lineBudget { release(&state, failure: nil) }
+    }
+
+    /// Prints the waiting lines; with `failure`, the saved rows among them become failed (or
+    /// cancelled, for a `cancelled` failure) first.
+    private func release(_ state: inout State, failure: DownloadError?) {
+        for var report in state.lines {
+            if let failure, report.result.status == .saved {
+                let old = report.result
+                report.result = failure.kind == .cancelled ? .cancelled
+                    : .failed(failure, attempts: old.attempts, httpStatus: old.httpStatus, httpVersion: old.httpVersion)
+                report.result.paths = []
+                reporting.revise(old, report.result)
+            }
+            reporting.emit(report)
+        }
+        state.lines.removeAll()
+        state.lineBytes = 0
     }
 
     /// Completes (or discards) the open shard once all its rows are written and its input is hashed.
@@ -126,12 +171,15 @@ final class DatasetWriter: Sendable {
         let path = settings.directory + "/" + shard.names.tar
         if shard.cutShort {
             shard.discard()
+            release(&state, failure: DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
             state.problems.append("shard \(path) was cut short and is not written; run again to complete it")
             return
         }
         do {
             try shard.commit(inputDigest: digest, settings: settings.fingerprint)
+            release(&state, failure: nil)
         } catch {
+            release(&state, failure: error)
             state.problems.append(error.message)
         }
     }

@@ -10,10 +10,14 @@ extension Run {
         let settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
-        return DatasetWriter(settings: settings) { [reporter, control] row in
-            reporter.report(row.report, progress: row.progress, transfer: row.transfer)
-            control.itemDone(rowBytes: row.report.row?.bytes ?? 0)
-        }
+        let reporting = DatasetWriter.Reporting(
+            count: { [reporter, control] row in
+                reporter.count(row.report.result, progress: row.progress, transfer: row.transfer)
+                control.itemDone(rowBytes: row.report.row?.bytes ?? 0)
+            },
+            emit: { [reporter] report in reporter.emit(report) },
+            revise: { [reporter] old, new in reporter.revise(old, as: new) })
+        return DatasetWriter(settings: settings, reporting: reporting)
     }
 
     /// Rows of a shard held back while its input is compared with the finished shard's.

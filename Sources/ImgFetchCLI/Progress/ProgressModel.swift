@@ -90,6 +90,11 @@ final class ProgressModel: Sendable {
         }
     }
 
+    /// Counts a finished item as `new` instead of `old` (its outcome changed after the fact).
+    func revise(_ old: DownloadResult, as new: DownloadResult) {
+        state.withLock { $0.summary.reclassify(old, as: new) }
+    }
+
     /// The counts so far; its bytes are the bytes received, as the bar shows them.
     var summary: RunSummary {
         state.withLock { state in

@@ -37,6 +37,22 @@ final class RunReporter: Sendable {
     ///   - transfer: the identity of its transfer (the normalized URL).
     func report(_ item: ItemReport, progress: ProgressItem? = nil, transfer: String = "") {
         model.finished(progress, transfer: transfer, item.result)
+        emit(item)
+    }
+
+    /// Counts an item's result in the progress and the summary without printing its lines yet
+    /// (`emit` does later: a shard's rows are printed once the shard is complete).
+    func count(_ result: DownloadResult, progress: ProgressItem?, transfer: String) {
+        model.finished(progress, transfer: transfer, result)
+    }
+
+    /// An item counted as `old` turned out otherwise (its shard could not be completed).
+    func revise(_ old: DownloadResult, as new: DownloadResult) {
+        model.revise(old, as: new)
+    }
+
+    /// Prints an item's lines: stdout, the report file, the error line. Called from any thread.
+    func emit(_ item: ItemReport) {
         let json = results.format == .jsonl || reportFile != nil ? JSONLine.encode(item) : nil
         gallery?.record(item)
         let loud = !silenced.load(ordering: .relaxed)

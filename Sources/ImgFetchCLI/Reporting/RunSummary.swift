@@ -25,16 +25,7 @@ struct RunSummary: Sendable, Equatable {
     var items: Int { saved + skipped + failed + cancelled }
 
     mutating func add(_ result: DownloadResult) {
-        switch result.status {
-        case .saved:
-            saved += 1
-            if result.format?.isDecodable == false { unverified += 1 }
-        case .skipped: skipped += 1
-        case .failed:
-            failed += 1
-            if let kind = result.error?.kind { failedByClass[kind, default: 0] += 1 }
-        case .cancelled: cancelled += 1
-        }
+        countStatus(of: result, 1)
         // A coalesced item shares another item's transfer: its bytes crossed the network once.
         if !result.coalesced {
             bytes += result.bytes
@@ -46,6 +37,29 @@ struct RunSummary: Sendable, Equatable {
         case .revalidated: revalidated += 1
         case .downloaded: downloaded += 1
         case nil: break
+        }
+    }
+
+    /// Moves an item counted with `old`'s status (and class) to `new`'s; bytes and cache counts stay.
+    mutating func reclassify(_ old: DownloadResult, as new: DownloadResult) {
+        countStatus(of: old, -1)
+        countStatus(of: new, 1)
+    }
+
+    /// Adds `step` (1, or -1 to take an item back) to the counts of `result`'s status and class.
+    private mutating func countStatus(of result: DownloadResult, _ step: Int) {
+        switch result.status {
+        case .saved:
+            saved += step
+            if result.format?.isDecodable == false { unverified += step }
+        case .skipped: skipped += step
+        case .failed:
+            failed += step
+            if let kind = result.error?.kind {
+                failedByClass[kind, default: 0] += step
+                if failedByClass[kind] == 0 { failedByClass[kind] = nil }
+            }
+        case .cancelled: cancelled += step
         }
     }
 

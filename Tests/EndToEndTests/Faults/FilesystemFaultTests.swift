@@ -87,6 +87,34 @@ final class FilesystemFaultTests: EndToEndTestCase {
         XCTAssertEqual(try Data(contentsOf: mountPoint.appendingPathComponent("small.jpg")), data)
     }
 
+    func testADiskThatFillsDuringAShardRemovesItsTempFileAndFailsItsRows() throws {
+        let mountPoint = scratch.file("tiny-shards")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else {
+            throw XCTSkip("cannot mount a tmpfs here (needs root)")
+        }
+        defer { _ = run("/bin/umount", [mountPoint.path]) }
+        // 60 KB bodies that sniff as JPEG (--no-decode): small enough to stay in memory, so the tar
+        // is what fills the disk, at the fifth sample.
+        var body = Data([0xFF, 0xD8, 0xFF, 0xE0])
+        var generator = SystemRandomNumberGenerator()
+        body.append(contentsOf: (0..<60_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try server.addFile("noise.jpg", body)
+        let urls = (0..<8).map { server.url("/files/noise.jpg?\($0)") }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        let result = try ImgFetchRunner.run([list, "-o", mountPoint.path, "--no-decode", "-j", "1", "--output-format", "webdataset"])
+
+        XCTAssertEqual(result.exitCode, 1, result.stderr)
+        // The rows written before the disk filled are lost with their shard: no line says "saved".
+        XCTAssertEqual(result.results.map { $0[0] }, Array(repeating: "failed", count: 8), result.stdout)
+        for line in result.results where line[0] == "failed" {
+            XCTAssertTrue(line[2].contains("No space left on device"), line.joined(separator: " "))
+        }
+        XCTAssertTrue(result.stderr.contains("000000.tar not written: cannot write"), result.stderr)
+        let files = try FileManager.default.contentsOfDirectory(atPath: mountPoint.path)
+        XCTAssertEqual(files, [], "no shard under its final name, and no temp file left: \(files)")
+    }
+
     // MARK: - Output directory
 
     func testAMissingOutputDirectoryIsCreated() throws {
