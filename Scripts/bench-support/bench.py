@@ -31,7 +31,7 @@ import rerun  # noqa: E402
 import wan  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
 from server import Server  # noqa: E402
-from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Imgfetch, Tool, Wget2, versions  # noqa: E402
+from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Img2datasetShards, Imgfetch, Tool, Wget2, versions  # noqa: E402
 
 FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS,
               "mixed": 2000}
@@ -238,6 +238,20 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                         "(see the Method). img2dataset runs with `--disable_all_reencoding`, so it decodes nothing "
                         "here either; aria2c and img2dataset have at most 3 counted runs (time budget)."]),
     ]
+    dataset_table, dataset_n = lists.dataset_table()
+    shards = Imgfetch(fetch, "imgfetch webdataset", ("--input-format", "csv", "--caption-column", "caption",
+                                                    "--output-format", "webdataset", "--save-as", "jpeg",
+                                                    "--resize", "256", "--fit", "center-crop"))
+    scenarios.append(
+        Scenario("dataset", f"Dataset shards: the small set from a CSV with captions, {dataset_n} × 640×480 → "
+                 "256×256 center crops, JPEG q95, WebDataset tars", dataset_table, "", dataset_n,
+                 [shards, Img2datasetShards(venv)], counted, 150, max_runs={"img2dataset webdataset": min(counted, 3)},
+                 notes=["`imgfetch CSV --input-format csv --caption-column caption --output-format webdataset "
+                        "--save-as jpeg --resize 256 --fit center-crop` against `img2dataset --input_format csv "
+                        "--caption_col caption --output_format webdataset --image_size 256 --resize_mode "
+                        "center_crop --thread_count 16 --processes_count 1` (JPEG quality 95 for both, their "
+                        "defaults). Files: image members in the output's tars. Throughput per CPU second is "
+                        "images ÷ CPU seconds; img2dataset has at most 3 counted runs (time budget)."]))
     wanted = set(args.only.split(",")) if args.only else None
     return [s for s in scenarios if wanted is None or s.key in wanted]
 
@@ -252,7 +266,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,rerun,version, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")

@@ -126,6 +126,13 @@ class Lists:
             sizes.setdefault(ext, []).append(os.path.getsize(os.path.join(self.www, folder, name)))
         return {ext: sum(values) / len(values) / 1000 for ext, values in sizes.items()}
 
+    def dataset_table(self) -> tuple[str, int]:
+        """The small set as a CSV table with a caption per image, as dataset builders start from:
+        `url,caption`. Returns (table, rows)."""
+        files = self._files("small", self.sizes["small"])
+        rows = ["url,caption"] + [f'{self.base}/small/{f},"photo {i}, a test image"' for i, f in enumerate(files)]
+        return self._write("dataset.csv", rows), len(files)
+
     def duplicate_list(self) -> tuple[str, int, int]:
         """Each of `unique` small-set URLs three times, in a fixed shuffled order: copies of a URL
         can be in flight together or far apart, as in a scraped list. Returns (list, unique, lines)."""

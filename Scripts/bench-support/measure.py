@@ -13,6 +13,7 @@ import os
 import shutil
 import statistics
 import subprocess
+import tarfile
 import time
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".ppm", ".pam")
@@ -53,10 +54,18 @@ def process_cpu_seconds(pids: list[int]) -> float:
 
 
 def count_images(directory: str) -> int:
-    """Image files anywhere under directory (img2dataset and wget2 may make subfolders)."""
+    """Image files anywhere under directory (img2dataset and wget2 may make subfolders), and the
+    image members of its tar shards (WebDataset output)."""
     count = 0
-    for _, _, files in os.walk(directory):
+    for folder, _, files in os.walk(directory):
         count += sum(1 for f in files if f.lower().endswith(IMAGE_EXTENSIONS) and not f.startswith("."))
+        for name in files:
+            if name.endswith(".tar") and not name.startswith("."):
+                try:
+                    with tarfile.open(os.path.join(folder, name)) as tar:
+                        count += sum(1 for m in tar if m.isfile() and m.name.lower().endswith(IMAGE_EXTENSIONS))
+                except (OSError, tarfile.TarError):
+                    pass
     return count
 
 

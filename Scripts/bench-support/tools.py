@@ -141,6 +141,20 @@ class Img2dataset(Tool):
                 "HF_HUB_OFFLINE": "1"}
 
 
+class Img2datasetShards(Img2dataset):
+    """img2dataset building WebDataset shards from a CSV with captions: 256×256 center crops
+    re-encoded as JPEG (its default encoding, quality 95), one process of 16 threads."""
+
+    def __init__(self, venv: str):
+        super().__init__(venv)
+        self.name = "img2dataset webdataset"
+
+    def command(self, urls, paths, out):
+        return [self.binary, "--url_list", urls, "--input_format", "csv", "--url_col", "url", "--caption_col", "caption",
+                "--output_folder", out, "--output_format", "webdataset", "--image_size", "256",
+                "--resize_mode", "center_crop", "--thread_count", str(CONCURRENCY), "--processes_count", "1"]
+
+
 class DecodeLimit(Tool):
     """decode_limit.c: the same files from disk, decoded with one thread per core, no network."""
 
