@@ -392,6 +392,33 @@ final class OptionParserTests: XCTestCase {
                        "invalid value 'square' for '--fit': expected keep-ratio, keep-ratio-largest, center-crop, pad")
     }
 
+    // MARK: - WebDataset shards
+
+    func testShardOptions() {
+        let options = parse("--output-format", "webdataset", "--shard-samples", "500", "--input-format", "jsonl", "--key-column", "id")
+        XCTAssertEqual(options.outputFormat, .webdataset)
+        XCTAssertEqual(options.shardSamples, 500)
+        XCTAssertEqual(options.table.keyColumn, "id")
+        XCTAssertTrue(options.downloaderConfiguration(outputDirectory: ".").handsOverOutputs)
+        XCTAssertFalse(parse().downloaderConfiguration(outputDirectory: ".").handsOverOutputs)
+    }
+
+    func testShardOptionsThatNeedOthersOrDoNotFit() {
+        XCTAssertEqual(failure("--shard-samples", "5"), "option '--shard-samples' needs --output-format webdataset")
+        XCTAssertEqual(failure("--key-column", "id", "--input-format", "csv"), "option '--key-column' needs --output-format webdataset")
+        XCTAssertEqual(failure("--output-format", "webdataset", "--key-column", "id"),
+                       "option '--key-column' needs --input-format csv, tsv or jsonl")
+        XCTAssertEqual(failure("--output-format", "webdataset", "--gallery", "g.html"),
+                       "option '--gallery' cannot be used with --output-format webdataset: shards have no image files to show")
+        XCTAssertEqual(failure("--output-format", "webdataset", "--overwrite"),
+                       "option '--overwrite' cannot be used with --output-format webdataset: a shard is always written whole")
+        XCTAssertEqual(failure("--output-format", "webdataset", "--name", "hash"),
+                       "option '--name' cannot be used with --output-format webdataset: samples are named by their key")
+        XCTAssertEqual(failure("--output-format", "tar"), "invalid value 'tar' for '--output-format': expected files or webdataset")
+        XCTAssertEqual(failure("--output-format", "webdataset", "--shard-samples", "0"),
+                       "invalid value '0' for '--shard-samples': expected an integer from 1 to 1000000")
+    }
+
     // MARK: - --max-size
 
     func testMaxSizeSuffixes() {
