@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec"]),
-        .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI"]),
+        .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI", "ImgFetchCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
         .target(name: "CMallocTuning"),
         .target(name: "CThreadName"),

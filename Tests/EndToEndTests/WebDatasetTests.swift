@@ -166,6 +166,12 @@ final class WebDatasetTests: EndToEndTestCase {
         let listing = try ImgFetchRunner.run(["-tf", shard("000000.tar")], executable: URL(fileURLWithPath: "/bin/tar"))
         XCTAssertEqual(listing.stdout.split(separator: "\n"), ["cat-1.jpg", "cat-1.json", "dog_2.jpg", "dog_2.json"])
 
+        // "é" and "e" + U+0301 are the same text to Swift, but different bytes, so different keys.
+        let accents = try scratch.write("accents.csv", "id,url\n\u{e9},\(url)\ne\u{301},\(url)\n")
+        let both = try ImgFetchRunner.run([accents, "-o", scratch.file("accents").path, "--input-format", "csv", "--key-column", "id",
+                                           "--output-format", "webdataset"])
+        XCTAssertEqual(both.results.map { $0[0] }, ["saved", "saved"], both.stderr)
+
         let missing = try ImgFetchRunner.run([table, "-o", outputDirectory, "--input-format", "csv", "--key-column", "key",
                                               "--output-format", "webdataset"])
         XCTAssertEqual(missing.exitCode, 2)

@@ -35,7 +35,8 @@ extension Run {
     func readShards(_ lists: [ListSource], into downloader: ImageDownloader, dataset: DatasetWriter) {
         let samples = dataset.settings.samplesPerShard
         let input = ShardInput()
-        var keys: [String: ListPosition] = [:]
+        // By bytes: Swift's String equality would take "é" and "e\u{301}" for one key.
+        var keys: [[UInt8]: ListPosition] = [:]
         var held: HeldShard?
         var sequence = 0
 
@@ -121,7 +122,7 @@ extension Run {
     /// The row's key: its key column's value (`--key-column`), checked and not seen before, or
     /// `generated`. A row whose key is missing, unusable or taken fails.
     private func keyed(_ entry: ListEntry, generated: String, position: ListPosition,
-                       keys: inout [String: ListPosition]) -> (ListEntry, String) {
+                       keys: inout [[UInt8]: ListPosition]) -> (ListEntry, String) {
         guard let column = options.table.keyColumn else { return (entry, generated) }
         let text = Self.displayURL(entry)
         guard let key = entry.row?.key else {
@@ -131,10 +132,10 @@ extension Run {
         if let problem = SampleKey.problem(key) {
             return (.invalid(text: text, reason: "unusable key '\(ResultLine.clean(key))' in column '\(column)': \(problem)", row: entry.row), generated)
         }
-        if let first = keys[key] {
+        if let first = keys[Array(key.utf8)] {
             return (.invalid(text: text, reason: "duplicate key '\(key)' in column '\(column)' (first at \(first))", row: entry.row), key)
         }
-        keys[key] = position
+        keys[Array(key.utf8)] = position
         return (entry, key)
     }
 
@@ -158,8 +159,9 @@ enum SampleKey {
         if key.isEmpty { return "empty" }
         if key.utf8.count > maxBytes { return "longer than \(maxBytes) bytes" }
         if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "a control character" }
-        if key.contains(".") { return "a '.' (WebDataset reads the key up to the first dot)" }
-        if key.contains("/") || key.contains("\\") { return "a slash" }
+        // By bytes: a "." followed by a combining mark is another Character, but still a dot in the tar.
+        if key.utf8.contains(UInt8(ascii: ".")) { return "a '.' (WebDataset reads the key up to the first dot)" }
+        if key.utf8.contains(UInt8(ascii: "/")) || key.utf8.contains(UInt8(ascii: "\\")) { return "a slash" }
         return nil
     }
 }

@@ -15,7 +15,8 @@ struct ShardInput {
         case .skip:
             return
         case .item(let item):
-            fields = ["item", item.url.normalized, item.outName ?? ""]
+            // Not `out=`: shards ignore it.
+            fields = ["item", item.url.normalized]
         case .invalid(let text, let reason, _):
             fields = ["invalid", text, reason]
         }
@@ -48,7 +49,7 @@ struct ShardInput {
 }
 
 /// A shard an earlier run completed: its stats file's input digest and settings, and its tar is
-/// still there.
+/// still there, of the size the stats file says.
 struct FinishedShard: Equatable {
     let digest: String
     let settings: String
@@ -60,10 +61,10 @@ struct FinishedShard: Equatable {
         guard stat(directory + "/" + names.tar, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
               let bytes = contents(of: directory + "/" + names.stats),
               let members = try? JSONObjectScanner.members(of: bytes) else { return nil }
-        func string(_ key: String) -> String? {
-            members.first { $0.key == key }.flatMap { JSONObjectScanner.string($0.value) }
-        }
-        guard let digest = string("input_sha256"), let settings = string("settings") else { return nil }
+        func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
+        guard let digest = value("input_sha256").flatMap(JSONObjectScanner.string),
+              let settings = value("settings").flatMap(JSONObjectScanner.string),
+              value("tar_bytes") == String(info.st_size) else { return nil }
         return FinishedShard(digest: digest, settings: settings)
     }
 

@@ -46,7 +46,7 @@ final class ShardWriter {
         rows += 1
         let status = report.result.status
         if status == .cancelled || report.result.error?.kind == .deadline { cutShort = true }
-        if status == .saved, let output = report.result.handedOver {
+        if status == .saved, failure == nil, let output = report.result.handedOver {
             report.result.paths = [directory + "/" + names.tar]
             do {
                 try openIfNeeded()
@@ -80,10 +80,11 @@ final class ShardWriter {
         guard let tar, let tarWriter, let results else { return }
         do {
             try tarWriter.finish()
+            let tarBytes = tarWriter.offset
             try tar.commit()
             try results.commit()
             let stats = try StagedFile(directory: directory, name: names.stats)
-            try stats.write(statsJSON(inputDigest: inputDigest, settings: settings))
+            try stats.write(statsJSON(inputDigest: inputDigest, settings: settings, tarBytes: tarBytes))
             try stats.commit()
         } catch {
             breakShard(error)
@@ -91,14 +92,24 @@ final class ShardWriter {
         }
     }
 
-    /// Removes whatever the shard wrote under temp names.
+    /// Removes whatever the shard wrote under temp names; nothing is written after this.
     func discard() {
         tar?.discard()
         results?.discard()
+        // The descriptors are closed: their numbers will be reused by other files and sockets.
+        tar = nil
+        tarWriter = nil
+        results = nil
     }
 
     private func openIfNeeded() throws(DownloadError) {
+        if let failure { throw failure }
         guard tar == nil else { return }
+        // An earlier run's stats file must not outlive the files it describes: were this run to
+        // rename the tar and then die, the old stats would vouch for the new tar.
+        if unlink(directory + "/" + names.stats) != 0 && errno != ENOENT {
+            throw DownloadError(.filesystem, "cannot remove \(directory)/\(names.stats): \(Errno.describe())")
+        }
         let tar = try StagedFile(directory: directory, name: names.tar)
         self.tar = tar
         tarWriter = TarWriter(fd: tar.fd, displayName: tar.finalPath)
@@ -129,7 +140,7 @@ final class ShardWriter {
         if let error = result.error { errorCounts[error.kind.rawValue, default: 0] += 1 }
     }
 
-    private func statsJSON(inputDigest: String, settings: String) -> String {
+    private func statsJSON(inputDigest: String, settings: String, tarBytes: Int) -> String {
         let statuses = [DownloadResult.Status.saved, .skipped, .failed, .cancelled]
             .map { "\"\($0.rawValue)\":\(statusCounts[$0] ?? 0)" }.joined(separator: ",")
         let errors = errorCounts.sorted { $0.key < $1.key }.map { "\(JSONLine.string($0.key)):\($0.value)" }.joined(separator: ",")
@@ -138,7 +149,7 @@ final class ShardWriter {
             + "\"status\":{\(statuses)},\"errors\":{\(errors)},"
             + "\"start_time\":\(JSONLine.string(Self.timestamp(startedAt))),\"end_time\":\(JSONLine.string(Self.timestamp(Date()))),"
             + "\"duration_s\":\(Double(Int(duration.rounded())) / 1000),"
-            + "\"input_sha256\":\(JSONLine.string(inputDigest)),\"settings\":\(JSONLine.string(settings))}\n"
+            + "\"tar_bytes\":\(tarBytes),\"input_sha256\":\(JSONLine.string(inputDigest)),\"settings\":\(JSONLine.string(settings))}\n"
     }
 
     /// `2026-12-02T02:40:00Z`.

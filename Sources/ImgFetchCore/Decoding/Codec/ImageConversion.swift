@@ -32,16 +32,23 @@ struct ImageConversion {
     /// JPEG quality of previews.
     static let previewQuality = 80
 
-    /// Bytes this conversion holds besides the decoder: a whole-image raster (within `memoryBudget`;
-    /// more spills to disk) for a rotated or flipped output or an interlaced PNG, else a few rows.
-    /// Samples may be 16-bit, so a pixel counts 8 bytes.
+    /// Bytes this conversion holds besides the decoder: a few rows of the widest stage (the
+    /// upscaler's two rows of doubles are the widest per pixel), a whole-image raster (within
+    /// `memoryBudget`; more spills to disk) for a rotated or flipped output (of the scaled size)
+    /// or an interlaced PNG (of the decoded size), and a WebP writer's whole picture. Samples may
+    /// be 16-bit, so a pixel counts 8 bytes.
     func heldMemory(for decoder: ImageDecoder) -> Int {
         let info = decoder.info
-        let rows = info.width * 8 * 4
-        let wholeImage = info.orientation != ExifOrientation.up.rawValue || (decoder.format == .png && decoder.isProgressive)
-        var held = wholeImage ? rows + min(memoryBudget, info.width * info.height * 8) : rows
+        let plan = ScalePlan(width: info.width, height: info.height, resize: resize,
+                             orientation: ExifOrientation(rawValue: info.orientation) ?? .up, format: decoder.format)
+        var held = max(info.width, plan.targetWidth, plan.canvasWidth, plan.canvasHeight) * 64
+        if info.orientation != ExifOrientation.up.rawValue {
+            held += min(memoryBudget, plan.targetWidth * plan.targetHeight * 8)
+        }
+        if decoder.format == .png && decoder.isProgressive {
+            held += min(memoryBudget, info.width * info.height * 8)
+        }
         if purpose == .output && pixelFormat == .webp {
-            let plan = ScalePlan(width: info.width, height: info.height, resize: resize, format: decoder.format)
             held += WebPRowWriter.heldMemory(width: plan.canvasWidth, height: plan.canvasHeight)
         }
         return held

@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+@testable import ImgFetchCLI
+@testable import ImgFetchCore
+
+/// `ShardWriter` when a write fails mid-shard: the shard is broken for good and writes nothing
+/// more anywhere, and an earlier run's stats file cannot vouch for what this run wrote.
+final class ShardWriterTests: XCTestCase {
+    private var directory: String!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-shard-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A saved row whose output is `bytes`.
+    private func savedRow(_ bytes: [UInt8], line: Int) throws -> ItemReport {
+        let file = try TempFile.create(in: directory)
+        XCTAssertNil(bytes.withUnsafeBytes { file.write($0) })
+        var result = DownloadResult(status: .saved)
+        result.format = .jpeg
+        result.handedOver = try OutputFile(file)
+        return ItemReport(position: ListPosition(listName: "list", line: line), displayURL: "http://x/\(line).jpg", result: result)
+    }
+
+    func testABrokenShardWritesNothingMoreEvenWhereItsDescriptorsNumbersAreReused() throws {
+        let writer = ShardWriter(shard: 0, directory: directory, pixelExtension: nil)
+        XCTAssertEqual(writer.add(try savedRow([1, 2, 3], line: 1), key: "k1").result.status, .saved)
+        // Files may grow to 8 KiB: the next 20 KB sample breaks the shard (EFBIG, SIGXFSZ ignored).
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        let saved = limit
+        let previous = signal(SIGXFSZ, SIG_IGN)
+        limit.rlim_cur = 8192
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        let big = try savedRow([UInt8](repeating: 9, count: 20_000), line: 2)
+        let broken = writer.add(big, key: "k2")
+        var restore = saved
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restore)
+        signal(SIGXFSZ, previous)
+        XCTAssertEqual(broken.result.status, .failed)
+        XCTAssertTrue(broken.result.error?.message.contains("shard 000000.tar not written") ?? false, "\(String(describing: broken.result.error))")
+
+        // The shard's descriptors are closed: a file opened now takes one of their numbers.
+        let bystander = directory + "/bystander"
+        let fd = open(bystander, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(fd) }
+        let later = writer.add(try savedRow([4, 5, 6], line: 3), key: "k3")
+        XCTAssertEqual(later.result.status, .failed)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: bystander)[.size] as? Int, 0,
+                       "the broken shard wrote into a file that took its descriptor's number")
+        XCTAssertThrowsError(try writer.commit(inputDigest: "d", settings: "s"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0 != "bystander" }
+        XCTAssertEqual(left, [], "no shard file, no temp file")
+    }
+
+    func testOpeningAShardRemovesAnEarlierRunsStatsFile() throws {
+        try Data("{\"input_sha256\":\"old\"}".utf8).write(to: URL(fileURLWithPath: directory + "/000000_stats.json"))
+        let writer = ShardWriter(shard: 0, directory: directory, pixelExtension: nil)
+        _ = writer.add(try savedRow([1], line: 1), key: "k1")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/000000_stats.json"))
+        try writer.commit(inputDigest: "new", settings: "s")
+        let stats = try String(contentsOfFile: directory + "/000000_stats.json", encoding: .utf8)
+        XCTAssertTrue(stats.contains("\"input_sha256\":\"new\""), stats)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory + "/000000.tar")[.size] as? Int)
+        XCTAssertTrue(stats.contains("\"tar_bytes\":\(size),"), stats)
+        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s"))
+        // A tar of another size than the stats say is not a finished shard.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/000000.tar"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(count: 512))
+        try handle.close()
+        XCTAssertNil(FinishedShard.read(shard: 0, in: directory))
+    }
+}
