@@ -45,7 +45,7 @@ final class DatasetWriter: Sendable {
 
     /// Most bytes of result lines waiting for their shard (an estimate: 512 bytes a row besides
     /// its table columns).
-    static let lineBudget = 32 << 20
+    static let lineBudget = 8 << 20
 
     private struct State {
         var next = 0
