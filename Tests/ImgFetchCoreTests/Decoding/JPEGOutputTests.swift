@@ -23,42 +23,10 @@ final class JPEGOutputTests: CodecTestCase {
         return (color, out)
     }
 
-    private func psnr(_ a: [Int], _ b: [Int]) -> Double {
-        let squared = zip(a, b).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) } / Double(max(1, a.count))
-        return squared == 0 ? .infinity : 10 * log10(255 * 255 / squared)
-    }
-
-    /// A smooth gradient (photographs are smooth; noise is what JPEG is worst at).
-    private func gradient(_ colorType: PNGSample.ColorType, bitDepth: Int) -> PNGSample {
-        var sample = PNGSample(colorType, bitDepth: bitDepth, width: 64, height: 48)
-        let channels = colorType.samplesPerPixel
-        var rows: [UInt8] = []
-        for y in 0..<sample.height {
-            for x in 0..<sample.width {
-                for channel in 0..<channels {
-                    // Each channel a different slow ramp; 0...1.
-                    let value = (Double(x) / 63 * Double(channel + 1) + Double(y) / 47 * Double(channels - channel)) / Double(channels + 1)
-                    if bitDepth == 16 {
-                        let wide = Int(value * 65535)
-                        rows += [UInt8(wide >> 8), UInt8(wide & 0xFF)]
-                    } else {
-                        rows.append(UInt8(value * 255))
-                    }
-                }
-            }
-        }
-        sample.rows = rows
-        if colorType == .palette {
-            // Entry i a gray-ish ramp, so that neighbouring indices are neighbouring colors.
-            sample.palette = (0..<256).flatMap { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2)] }
-        }
-        return sample
-    }
-
     func testEveryLayoutBecomesGrayOrRGBWithinThePSNRFloor() throws {
         for (colorType, depth) in [(PNGSample.ColorType.gray, 8), (.gray, 16), (.grayAlpha, 8), (.grayAlpha, 16), (.rgb, 8), (.rgb, 16),
                                    (.rgba, 8), (.rgba, 16), (.palette, 8)] {
-            let sample = gradient(colorType, bitDepth: depth)
+            let sample = PNGSample.gradient(colorType, bitDepth: depth)
             let (converted, image) = try convertedImage(try sample.encoded(), .png, to: .jpeg)
             let expected = expectedJPEGPixels(sample.expected)
             XCTAssertEqual(image.channels, expected.channels, "\(colorType) \(depth)")
@@ -71,7 +39,7 @@ final class JPEGOutputTests: CodecTestCase {
     }
 
     func testALowerQualityMakesASmallerFile() throws {
-        let source = try gradient(.rgb, bitDepth: 8).encoded()
+        let source = try PNGSample.gradient(.rgb, bitDepth: 8).encoded()
         let input = try write(source, name: "q.png")
         var sizes: [Int] = []
         for quality in [30, 95] {

@@ -8,28 +8,6 @@ final class WebPOutputTests: CodecTestCase {
     /// for libwebp versions, not for a wrong channel order or a lost alpha channel.
     static let psnrFloor = 35.0
 
-    /// A smooth ramp in every channel (photographs are smooth), as JPEGOutputTests uses.
-    private func gradient(_ colorType: PNGSample.ColorType, bitDepth: Int) -> PNGSample {
-        var sample = PNGSample(colorType, bitDepth: bitDepth, width: 64, height: 48)
-        let channels = colorType.samplesPerPixel
-        var rows: [UInt8] = []
-        for y in 0..<sample.height {
-            for x in 0..<sample.width {
-                for channel in 0..<channels {
-                    let value = (Double(x) / 63 * Double(channel + 1) + Double(y) / 47 * Double(channels - channel)) / Double(channels + 1)
-                    if bitDepth == 16 {
-                        let wide = Int(value * 65535)
-                        rows += [UInt8(wide >> 8), UInt8(wide & 0xFF)]
-                    } else {
-                        rows.append(UInt8(value * 255))
-                    }
-                }
-            }
-        }
-        sample.rows = rows
-        return sample
-    }
-
     /// RGB samples (gray widened) composited onto black, and the alpha samples, of 8-bit `image`.
     private func compare(_ image: Image) -> (color: [Int], alpha: [Int]) {
         let samples = image.samples.map { image.bitDepth == 16 ? ($0 * 255 + 32767) / 65535 : $0 }
@@ -44,15 +22,10 @@ final class WebPOutputTests: CodecTestCase {
         return (color, alpha)
     }
 
-    private func psnr(_ a: [Int], _ b: [Int]) -> Double {
-        let squared = zip(a, b).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) } / Double(max(1, a.count))
-        return squared == 0 ? .infinity : 10 * log10(255 * 255 / squared)
-    }
-
     func testEveryLayoutBecomesRGBOrRGBAWithinThePSNRFloor() throws {
         for (colorType, depth) in [(PNGSample.ColorType.gray, 8), (.gray, 16), (.grayAlpha, 8), (.rgb, 8), (.rgb, 16),
                                    (.rgba, 8), (.rgba, 16)] {
-            let sample = gradient(colorType, bitDepth: depth)
+            let sample = PNGSample.gradient(colorType, bitDepth: depth)
             let (converted, image) = try convertedImage(try sample.encoded(), .png, to: .webp)
             let hasAlpha = colorType == .grayAlpha || colorType == .rgba
             XCTAssertEqual(image.channels, hasAlpha ? 4 : 3, "\(colorType) \(depth)")
@@ -67,7 +40,7 @@ final class WebPOutputTests: CodecTestCase {
     }
 
     func testDwebpReadsTheOutputAndALowerQualityIsSmaller() throws {
-        let source = try gradient(.rgb, bitDepth: 8).encoded()
+        let source = try PNGSample.gradient(.rgb, bitDepth: 8).encoded()
         var sizes: [Int] = []
         for quality in [20, 90] {
             let input = try write(source, name: "q.png")
