@@ -20,7 +20,7 @@ public enum ImgFetchCommand {
         let stderr = FileDescriptorSink(descriptor: STDERR_FILENO)
         let options: CommandLineOptions
         do {
-            options = try OptionParser.parse(arguments)
+            options = try OptionParser.parse(arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
             stderr.write("imgfetch: \(error)\nTry 'imgfetch --help' for more information.\n")
             return ExitCode.usage

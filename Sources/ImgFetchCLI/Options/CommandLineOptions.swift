@@ -44,6 +44,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     var outputFormat = OutputFormat.files
     /// Rows per shard with `--output-format webdataset`.
     var shardSamples = 10_000
+    /// The part of the lists this process takes (`--shard K/N`, or a cluster's environment); nil: all.
+    var shard: ShardSelector?
+    /// What `--shard` hashes.
+    var shardBy = ShardSelector.Key.url
     /// Requests per second to one host, or nil for no spacing.
     public var ratePerHost: Double?
     /// Connection failures (or 429/503 answers) in a row before a host's remaining items fail; 0: never.

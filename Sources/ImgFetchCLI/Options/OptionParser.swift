@@ -72,7 +72,8 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 /// so a typo is reported rather than hidden behind the help text.
 public enum OptionParser {
     /// Parses `arguments` (without argv[0]) and validates every value.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
+    /// `environment` is read for a cluster's shard (`ShardSelector.fromEnvironment`) when no `--shard` is given.
+    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> CommandLineOptions {
         var options = CommandLineOptions()
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -87,6 +88,8 @@ public enum OptionParser {
                 options.lists.append(argument)
             }
         }
+        if options.shard == nil { options.shard = try ShardSelector.fromEnvironment(environment) }
+        options.shard?.key = options.shardBy
         try checkCombinations(options)
         return options
     }
@@ -115,6 +118,13 @@ public enum OptionParser {
                 "needs --save-as jpeg or webp: the other outputs are lossless or the original bytes"))
         }
         try checkDatasetCombinations(options)
+        if options.shardBy != .url && options.shard == nil {
+            throw UsageError(option: "--shard-by", problem: .combination("needs --shard K/N, or a cluster's shard in the environment"))
+        }
+        if options.shard != nil && options.outputFormat == .webdataset {
+            throw UsageError(option: "--shard", problem: .combination(
+                "cannot be used with --output-format webdataset yet: each process would number its shards from 0"))
+        }
         if options.requireVerified && options.noDecode {
             throw UsageError(option: "--require-verified", problem: .combination(
                 "cannot be used with --no-decode: without decoding nothing is verified"))
@@ -248,6 +258,13 @@ public enum OptionParser {
         case .captionColumn:
             guard !value.isEmpty else { throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected a column name")) }
             options.table.captionColumn = value
+        case .shard:
+            options.shard = try ShardSelector.parse(value, for: spelling)
+        case .shardBy:
+            guard let key = ShardSelector.Key(rawValue: value) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected url or host"))
+            }
+            options.shardBy = key
         case .keyColumn:
             guard !value.isEmpty else { throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected a column name")) }
             options.table.keyColumn = value

@@ -22,6 +22,11 @@ enum OptionTable {
                     + "JSON record and caption) in list order, with a results and a stats file per shard"),
         .valued(.shardSamples, "shard-samples", "N", .number, default: "10000",
                 help: "with --output-format webdataset: rows per shard, 1-1000000"),
+        .valued(.shard, "shard", "K/N", .text,
+                help: "take only the items of shard K of N (0 to N-1), by a stable hash of the URL; without it, "
+                    + "JOB_COMPLETION_INDEX and IMGFETCH_SHARD_COUNT (Kubernetes) or SLURM_ARRAY_TASK_* (Slurm) say"),
+        .valued(.shardBy, "shard-by", "KEY", .choice(ShardSelector.Key.allCases.map(\.rawValue)), default: "url",
+                help: "what --shard hashes; url: items spread evenly; host: each host's items in one process"),
         .valued(.concurrency, "concurrency", short: "j", "N", .number, default: "16",
                 help: "simultaneous transfers, 1-1024"),
         .valued(.perHost, "per-host", "N", .number, default: "6",

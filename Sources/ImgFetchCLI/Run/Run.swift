@@ -71,6 +71,8 @@ struct Run {
         for list in lists {
             while let (number, entry) = list.next() {
                 if case .skip = entry { continue }
+                // Another process's item (`--shard`): passed over without a trace.
+                if let shard = options.shard, !shard.takes(entry, line: number) { continue }
                 guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return }
                 model.itemQueued()
                 let position = ListPosition(listName: list.name, line: number)

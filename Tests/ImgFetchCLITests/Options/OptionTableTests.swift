@@ -11,6 +11,7 @@ final class OptionTableTests: XCTestCase {
         case "pad-color": ["--save-as", "png", "--resize", "8", "--fit", "pad"]
         case "shard-samples": ["--output-format", "webdataset"]
         case "key-column": ["--output-format", "webdataset", "--input-format", "csv"]
+        case "shard-by": ["--shard", "0/2"]
         default: []
         }
     }
@@ -52,7 +53,7 @@ final class OptionTableTests: XCTestCase {
             }
             XCTAssertThrowsError(try OptionParser.parse(["--\(spec.long)", "no-such-choice"]), spec.long)
         }
-        XCTAssertEqual(choiceOptions, 8, "--input-format, --output-format, --save-as, --fit, --name, --cache-policy, --progress, --completions")
+        XCTAssertEqual(choiceOptions, 9, "--input-format, --output-format, --shard-by, --save-as, --fit, --name, --cache-policy, --progress, --completions")
     }
 
     func testEveryChoiceIsNamedInTheHelp() {
