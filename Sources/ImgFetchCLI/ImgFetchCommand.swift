@@ -14,6 +14,9 @@ public enum ImgFetchCommand {
         public static let usage: Int32 = 2
     }
 
+    /// The spelling of `--failures-are-data`, looked for in arguments that did not parse.
+    static let workerFlag = "--failures-are-data"
+
     /// Runs the program with `arguments` (without argv[0]) and returns its exit code.
     public static func run(_ arguments: [String]) -> Int32 {
         let stdout = FileDescriptorSink(descriptor: STDOUT_FILENO)
@@ -23,6 +26,11 @@ public enum ImgFetchCommand {
             options = try OptionParser.parse(arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
             stderr.write("imgfetch: \(error)\nTry 'imgfetch --help' for more information.\n")
+            // Which arguments are lists is not known here: stdin is drained when it is surely one,
+            // given as `-` or with no argument that could name a file.
+            if arguments.contains(workerFlag) && (arguments.contains("-") || arguments.allSatisfy({ $0.hasPrefix("-") })) {
+                WorkerExit.drainStandardInput(lists: [])
+            }
             return ExitCode.usage
         }
         switch options.action {
@@ -82,7 +90,9 @@ public enum ImgFetchCommand {
             reportFile?.discard()
             gallery?.discard()
             stderr.write("imgfetch: \(error.message)\n")
-            return ExitCode.usage
+            guard options.failuresAreData else { return ExitCode.usage }
+            WorkerExit.drainStandardInput(lists: options.lists)
+            return error.isTemporary ? WorkerExit.temporaryFailure : ExitCode.usage
         }
     }
 
@@ -120,14 +130,14 @@ public enum ImgFetchCommand {
     /// Creates the output directory if needed and checks that files can be created in it.
     static func prepareOutputDirectory(_ path: String) throws(SetupError) {
         if let failure = makeDirectories(path) {
-            throw SetupError(message: "cannot create output directory '\(path)': \(failure)")
+            throw SetupError(message: "cannot create output directory '\(path)': \(failure)", isTemporary: true)
         }
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw SetupError(message: "output directory '\(path)' is not a directory")
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw SetupError(message: "cannot write to output directory '\(path)': \(Errno.describe())")
+            throw SetupError(message: "cannot write to output directory '\(path)': \(Errno.describe())", isTemporary: true)
         }
     }
 }
@@ -147,4 +157,7 @@ private func makeDirectories(_ path: String) -> String? {
 /// A problem that stops the run before it starts (exit 2).
 struct SetupError: Error {
     let message: String
+    /// The environment, not the command, is at fault (the output directory cannot be created or
+    /// written): a worker exits 75 so that its engine tries again (`WorkerExit`).
+    var isTemporary = false
 }

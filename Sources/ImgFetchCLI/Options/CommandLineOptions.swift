@@ -48,6 +48,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     var shard: ShardSelector?
     /// What `--shard` hashes.
     var shardBy = ShardSelector.Key.url
+    /// `--failures-are-data`: exit 0 when only items failed, 75 when a retry may help (`WorkerExit`).
+    var failuresAreData = false
     /// Requests per second to one host, or nil for no spacing.
     public var ratePerHost: Double?
     /// Connection failures (or 429/503 answers) in a row before a host's remaining items fail; 0: never.

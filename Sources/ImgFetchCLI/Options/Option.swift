@@ -4,7 +4,7 @@ enum Option: Hashable, Sendable {
     /// Options that stand alone.
     enum Flag: Hashable, Sendable, CaseIterable {
         case fifo, lifo, insecure, allowDowngrade, overwrite, skipExisting, quiet, jsonl, noDecode, requireVerified, ignoreOptOut, robots
-        case upscale
+        case upscale, failuresAreData
         case http1_1, http2, help, version, manPage
     }
 

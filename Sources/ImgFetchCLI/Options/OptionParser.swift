@@ -217,6 +217,7 @@ public enum OptionParser {
         case .jsonl: options.jsonl = true
         case .noDecode: options.noDecode = true
         case .upscale: options.upscale = true
+        case .failuresAreData: options.failuresAreData = true
         case .requireVerified: options.requireVerified = true
         case .ignoreOptOut: options.ignoreOptOut = true
         case .robots: options.robots = true

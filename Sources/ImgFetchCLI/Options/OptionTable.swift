@@ -27,6 +27,9 @@ enum OptionTable {
                     + "JOB_COMPLETION_INDEX and IMGFETCH_SHARD_COUNT (Kubernetes) or SLURM_ARRAY_TASK_* (Slurm) say"),
         .valued(.shardBy, "shard-by", "KEY", .choice(ShardSelector.Key.allCases.map(\.rawValue)), default: "url",
                 help: "what --shard hashes; url: items spread evenly; host: each host's items in one process"),
+        .flag(.failuresAreData, "failures-are-data",
+              help: "for cluster workers: exit 0 when items failed (their lines say so), 75 when a retry may help "
+                  + "(the output cannot be written, a full disk, a signal), 2 for a usage error; stdin is read to its end"),
         .valued(.concurrency, "concurrency", short: "j", "N", .number, default: "16",
                 help: "simultaneous transfers, 1-1024"),
         .valued(.perHost, "per-host", "N", .number, default: "6",

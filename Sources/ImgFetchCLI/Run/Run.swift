@@ -52,6 +52,10 @@ struct Run {
         let shardProblems = dataset?.finish() ?? []
         for problem in shardProblems { reporter.warn(problem) }
         let summary = reporter.finish(seconds: monotonicSeconds() - started)
+        if options.failuresAreData {
+            if ending == .deadline || ending == .brokenPipe { WorkerExit.drainStandardInput(lists: options.lists) }
+            return WorkerExit.code(ending, summary: summary, shardsIncomplete: !shardProblems.isEmpty)
+        }
         switch ending {
         case .completed: return shardProblems.isEmpty ? summary.exitCode : max(summary.exitCode, 1)
         case .deadline: return max(summary.exitCode, 1)

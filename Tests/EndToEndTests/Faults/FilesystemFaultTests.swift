@@ -115,6 +115,11 @@ final class FilesystemFaultTests: EndToEndTestCase {
         XCTAssertTrue(result.stderr.contains("000000.tar not written: cannot write"), result.stderr)
         let files = try FileManager.default.contentsOfDirectory(atPath: mountPoint.path)
         XCTAssertEqual(files, [], "no shard under its final name, and no temp file left: \(files)")
+
+        // A cluster worker's full disk is a temporary failure: its engine should run it again elsewhere.
+        let worker = try ImgFetchRunner.run([list, "-o", mountPoint.path, "--no-decode", "-j", "4", "--output-format", "webdataset",
+                                             "--failures-are-data"])
+        XCTAssertEqual(worker.exitCode, 75, worker.stderr)
     }
 
     // MARK: - Output directory
