@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Runs the workers of deploy/k8s/indexed-job.yaml and deploy/slurm/fetch.sbatch exactly as
+Kubernetes and Slurm would, on one machine, and checks that every URL of the shared list is
+fetched exactly once across the shards and reported exactly once.
+
+    .venv-tests/bin/python Scripts/check-deploy.py --imgfetch .build/debug/imgfetch
+
+Kubernetes: for K = 0..completions-1, the container's command and args with `$(VAR)` expanded,
+in an environment of only the container's `env` and JOB_COMPLETION_INDEX=K (as the Job controller
+sets it), the volumes' mount paths mapped to local directories. Slurm: the script run by bash for
+each task of `#SBATCH --array`, with the SLURM_ARRAY_* variables Slurm sets and imgfetch on PATH.
+A local HTTP server serves the images and counts the requests. Needs PyYAML (in .venv-tests).
+"""
+import argparse
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import Counter
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+URLS = 60
+
+
+class Images(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, body: bytes):
+        self.body, self.requests, self.lock = body, Counter(), threading.Lock()
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        with self.server.lock:
+            self.server.requests[self.path] += 1
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", str(len(self.server.body)))
+        self.end_headers()
+        self.wfile.write(self.server.body)
+
+    def log_message(self, *args):
+        pass
+
+
+def check(label, server, urls, outputs, failures):
+    """Every URL requested once and saved by exactly one worker; returns the problems."""
+    problems = []
+    paths = {u.split("/", 3)[3] for u in urls}
+    requested = Counter({p.lstrip("/"): n for p, n in server.requests.items()})
+    if set(requested) != paths or any(n != 1 for n in requested.values()):
+        extra = {p: n for p, n in requested.items() if n != 1}
+        problems.append(f"{label}: {len(requested)} of {len(paths)} URLs requested, repeated: {extra}")
+    saved = Counter()
+    for out in outputs:
+        for name in os.listdir(out) if os.path.isdir(out) else []:
+            if name.endswith(".jpg"):
+                saved[name] += 1
+    if len(saved) != len(urls) or any(n != 1 for n in saved.values()):
+        problems.append(f"{label}: {sum(saved.values())} files for {len(urls)} URLs")
+    problems += [f"{label}: {f}" for f in failures]
+    return problems
+
+
+def run_kubernetes(imgfetch, list_path, scratch, server, urls):
+    with open(os.path.join(ROOT, "deploy/k8s/indexed-job.yaml")) as f:
+        job = yaml.safe_load(f)
+    spec = job["spec"]
+    assert spec["completionMode"] == "Indexed"
+    container = spec["template"]["spec"]["containers"][0]
+    count = spec["completions"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    local = {mounts["list"]: os.path.dirname(list_path), mounts["out"]: os.path.join(scratch, "k8s")}
+    os.makedirs(local[mounts["out"]])
+    failures, outputs = [], []
+    for index in range(count):
+        env = {e["name"]: e["value"] for e in container.get("env", [])}
+        env["JOB_COMPLETION_INDEX"] = str(index)
+        if env.get("IMGFETCH_SHARD_COUNT") != str(count):
+            failures.append(f"IMGFETCH_SHARD_COUNT {env.get('IMGFETCH_SHARD_COUNT')} is not completions {count}")
+
+        def expand(text):
+            text = re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), text)
+            for mount, path in local.items():
+                if text == mount or text.startswith(mount + "/"):
+                    text = path + text[len(mount):]
+            return text
+
+        argv = [expand(a) for a in container["command"] + container.get("args", [])]
+        argv[0] = imgfetch if argv[0] == "imgfetch" else argv[0]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            failures.append(f"pod {index} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+        outputs.append(expand(f"{mounts['out']}/part-{index}"))
+    return check("kubernetes", server, urls, outputs, failures)
+
+
+def run_slurm(imgfetch, list_path, scratch, server, urls):
+    script = os.path.join(ROOT, "deploy/slurm/fetch.sbatch")
+    with open(script) as f:
+        text = f.read()
+    match = re.search(r"^#SBATCH --array=(\d+)-(\d+)(?::(\d+))?$", text, re.M)
+    first, last, step = int(match.group(1)), int(match.group(2)), int(match.group(3) or 1)
+    tasks = list(range(first, last + 1, step))
+    out = os.path.join(scratch, "slurm")
+    os.makedirs(out)
+    bin_dir = os.path.join(scratch, "bin")
+    os.makedirs(bin_dir)
+    os.symlink(os.path.abspath(imgfetch), os.path.join(bin_dir, "imgfetch"))
+    failures, outputs = [], []
+    for task in tasks:
+        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "LIST": list_path, "OUT": out,
+               "SLURM_ARRAY_JOB_ID": "1000", "SLURM_JOB_ID": str(1001 + task), "SLURM_ARRAY_TASK_ID": str(task),
+               "SLURM_ARRAY_TASK_MIN": str(first), "SLURM_ARRAY_TASK_MAX": str(tasks[-1]),
+               "SLURM_ARRAY_TASK_COUNT": str(len(tasks)), "SLURM_ARRAY_TASK_STEP": str(step)}
+        done = subprocess.run(["bash", script], env=env, capture_output=True, text=True, cwd=scratch)
+        if done.returncode != 0:
+            failures.append(f"task {task} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+        outputs.append(os.path.join(out, f"part-{task}"))
+    return check("slurm", server, urls, outputs, failures)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--imgfetch", required=True)
+    args = parser.parse_args()
+    scratch = tempfile.mkdtemp(prefix="imgfetch-deploy-")
+    try:
+        samples = os.path.join(scratch, "samples")
+        os.makedirs(samples)
+        subprocess.run([sys.executable, os.path.join(ROOT, "Scripts/make-samples.py"), samples, "--count", "1"],
+                       check=True, capture_output=True)
+        body = open(os.path.join(samples, sorted(n for n in os.listdir(samples) if n.endswith(".jpg"))[0]), "rb").read()
+        problems = []
+        for runner in (run_kubernetes, run_slurm):
+            server = Images(body)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            base = f"http://127.0.0.1:{server.server_address[1]}"
+            urls = [f"{base}/{runner.__name__}/image-{i:03d}.jpg" for i in range(URLS)]
+            data = os.path.join(scratch, runner.__name__, "data")
+            os.makedirs(data)
+            list_path = os.path.join(data, "urls.txt")
+            with open(list_path, "w") as f:
+                f.write("\n".join(urls) + "\n")
+            problems += runner(os.path.abspath(args.imgfetch), list_path, os.path.join(scratch, runner.__name__), server, urls)
+            server.shutdown()
+        for problem in problems:
+            print(f"check-deploy: {problem}", file=sys.stderr)
+        print("check-deploy: " + ("FAILED" if problems else f"ok: {URLS} URLs, each fetched once, under both"))
+        return 1 if problems else 0
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
