@@ -39,10 +39,16 @@ final class ShardTests: EndToEndTestCase {
 
     func testSlurmArrayWorkersCoverTheListOnce() throws {
         let (list, urls) = try sharedList()
-        // sbatch --array=4-10:3 runs tasks 4, 7 and 10.
-        let environments = [4, 7, 10].map { ["SLURM_ARRAY_TASK_ID": String($0), "SLURM_ARRAY_TASK_MIN": "4",
-                                             "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_STEP": "3"] }
+        // sbatch --array=0-2 with IMGFETCH_SHARD_COUNT=3 exported; Slurm's own variables as it sets them.
+        let environments = (0..<3).map { ["SLURM_ARRAY_TASK_ID": String($0), "SLURM_ARRAY_TASK_MIN": "0",
+                                          "SLURM_ARRAY_TASK_COUNT": "3", "IMGFETCH_SHARD_COUNT": "3"] }
         try assertEveryLineOnce(try runWorkers(environments, list: list), urls: urls)
+    }
+
+    func testASlurmTaskWithoutAShardCountTakesItsWholeList() throws {
+        let (list, urls) = try sharedList()
+        let lines = try runWorkers([["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4"]], list: list)
+        XCTAssertEqual(lines.filter { $0[0] == "saved" }.count, urls.count)
     }
 
     func testExplicitShardsByHostCoverTheListOnce() throws {

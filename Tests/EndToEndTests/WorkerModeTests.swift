@@ -31,17 +31,50 @@ final class WorkerModeTests: EndToEndTestCase {
         XCTAssertEqual(try ImgFetchRunner.runShell(script).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "75")
     }
 
-    func testStdinIsReadToItsEndAfterAUsageErrorAndAfterTheDeadline() throws {
+    func testStdinIsReadToItsEndAfterAUsageErrorButNeverWaitedForForever() throws {
         // 200,000 lines (7 MB) are far more than a pipe holds: the writer finishes only if they are read.
-        let url = server.url("/files/none.jpg")
-        let producer = "yes '\(url)' | head -n 200000"
-        for arguments in ["- --no-such-option --failures-are-data", "- -o '\(outputDirectory)' --deadline 0.5 --failures-are-data -j 1"] {
-            let script = "\(producer) | '\(ImgFetchRunner.binary.path)' \(arguments) > /dev/null 2>&1; echo ${PIPESTATUS[@]}"
-            let statuses = try ImgFetchRunner.runShell(script).stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            XCTAssertEqual(statuses.count, 3, arguments)
-            XCTAssertEqual(statuses[1], "0", "head was not cut off (141 is SIGPIPE): \(arguments)")
-            XCTAssertEqual(statuses[2], arguments.contains("no-such-option") ? "2" : "75", arguments)
+        let producer = "yes '\(server.url("/files/none.jpg"))' | head -n 200000"
+        let script = "\(producer) | '\(ImgFetchRunner.binary.path)' - --no-such-option --failures-are-data > /dev/null 2>&1; "
+            + "echo ${PIPESTATUS[@]}"
+        let statuses = try ImgFetchRunner.runShell(script).stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        // yes gets SIGPIPE from head, as always; head itself must not.
+        XCTAssertEqual(Array(statuses.dropFirst()), ["0", "2"], "head was not cut off by SIGPIPE (141), and the usage error stays 2")
+        // A writer that never closes: the drain gives up (after 5 s without a byte), well within timeout's 60.
+        XCTAssertEqual(try neverEndingStdin("- --no-such-option --failures-are-data"), "2",
+                       "124 would be timeout's: the worker waited for a stdin that never ends")
+    }
+
+    /// Runs imgfetch with `arguments` on a stdin that gets one line and is then held open, and
+    /// returns its exit code (timeout's 124 if it did not end within 60 s).
+    private func neverEndingStdin(_ arguments: String) throws -> String {
+        let fifo = scratch.file("stdin.fifo").path
+        let script = "mkfifo '\(fifo)'; (echo '\(server.url("/delay/30/files/a.jpg"))'; exec sleep 120) > '\(fifo)' & writer=$!; "
+            + "timeout 60 '\(ImgFetchRunner.binary.path)' \(arguments) < '\(fifo)' > /dev/null 2>&1; code=$?; "
+            + "kill $writer 2>/dev/null; echo $code"
+        return try ImgFetchRunner.runShell(script).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func testTheDeadlineIsATemporaryFailureThatStillEndsTheRun() throws {
+        XCTAssertEqual(try neverEndingStdin("- -o '\(outputDirectory)' --deadline 1 --failures-are-data"), "75")
+    }
+
+    func testAListThatCannotBeReadOnIsATemporaryFailureReportedByEveryShard() throws {
+        // stdin is a directory: reading it fails (EISDIR), as a list on a failing NFS mount would.
+        for shard in ["", "--shard 0/3", "--shard 2/3"] {
+            let script = "'\(ImgFetchRunner.binary.path)' - -o '\(outputDirectory)' --failures-are-data \(shard) < / 2>&1; echo \"exit $?\""
+            let run = try ImgFetchRunner.runShell(script)
+            XCTAssertTrue(run.stdout.contains("cannot read the list"), "\(shard): \(run.stdout)")
+            XCTAssertTrue(run.stdout.hasSuffix("exit 75\n"), "\(shard): \(run.stdout)")
         }
+    }
+
+    func testAReportThatCannotBeWrittenIsATemporaryFailure() throws {
+        _ = try addJPEG("a.jpg")
+        let directory = scratch.file("report.jsonl").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let worker = try fetch([server.url("/files/a.jpg")], ["--failures-are-data", "--report", directory])
+        XCTAssertEqual(worker.exitCode, 75, worker.stderr)
+        XCTAssertTrue(worker.stderr.contains("cannot write report"), worker.stderr)
     }
 
     func testAnEmptyEnvironmentAndStdoutThatIsAlwaysUTF8() throws {

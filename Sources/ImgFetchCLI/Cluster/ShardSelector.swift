@@ -36,6 +36,8 @@ struct ShardSelector: Sendable, Equatable {
         switch entry {
         case .skip:
             return false
+        case .unreadable:
+            return true
         case .item(let item):
             return Self.shard(of: key == .host ? item.url.host : item.url.normalized, count: count) == index
         case .invalid(let text, _, _):
@@ -54,10 +56,14 @@ struct ShardSelector: Sendable, Equatable {
     }
 
     /// The shard a cluster's environment gives this process, when no `--shard` was given:
-    /// a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX` with `IMGFETCH_SHARD_COUNT`, or a Slurm
-    /// array's `SLURM_ARRAY_TASK_ID` less `SLURM_ARRAY_TASK_MIN` (over `SLURM_ARRAY_TASK_STEP`,
-    /// when set) with `SLURM_ARRAY_TASK_COUNT`. Nil when neither is set; a half-set one is a
-    /// usage error, since running the whole list in every process is never what was meant.
+    /// `IMGFETCH_SHARD_COUNT` (N, which opts in) with a Kubernetes Indexed Job's
+    /// `JOB_COMPLETION_INDEX` or a Slurm array's `SLURM_ARRAY_TASK_ID` (K; the array must run
+    /// 0 to N-1). Nil when `IMGFETCH_SHARD_COUNT` and `JOB_COMPLETION_INDEX` are unset.
+    ///
+    /// Slurm's own `SLURM_ARRAY_TASK_MIN` and `SLURM_ARRAY_TASK_COUNT` are not used: Slurm sets
+    /// them in every array task, so a task that fetches a list of its own would be sharded
+    /// without asking, and they describe the array submitted, so rerunning one task
+    /// (`sbatch --array=2`) would make it shard 0 of 1, the whole list.
     static func fromEnvironment(_ environment: [String: String]) throws(UsageError) -> ShardSelector? {
         func number(_ name: String) throws(UsageError) -> Int? {
             guard let text = environment[name] else { return nil }
@@ -66,32 +72,21 @@ struct ShardSelector: Sendable, Equatable {
             }
             return value
         }
-        func incomplete(_ names: [String], given: [String]) -> UsageError {
-            let missing = names.filter { environment[$0] == nil }
-            return UsageError(option: "--shard", problem: .combination("found \(given.joined(separator: " and ")) in the environment "
-                + "but not \(missing.joined(separator: " or ")); set it, or give --shard K/N"))
-        }
-        let kubernetes = ["JOB_COMPLETION_INDEX", "IMGFETCH_SHARD_COUNT"]
-        if kubernetes.contains(where: { environment[$0] != nil }) {
-            guard let index = try number(kubernetes[0]), let count = try number(kubernetes[1]) else {
-                throw incomplete(kubernetes, given: kubernetes.filter { environment[$0] != nil })
+        let count = try number("IMGFETCH_SHARD_COUNT")
+        if let index = try number("JOB_COMPLETION_INDEX") {
+            guard let count else {
+                throw UsageError(option: "--shard", problem: .combination("found JOB_COMPLETION_INDEX in the environment but not "
+                    + "IMGFETCH_SHARD_COUNT; set it to the Job's completions, or give --shard K/N"))
             }
             return try checked(index, count, from: "JOB_COMPLETION_INDEX=\(index), IMGFETCH_SHARD_COUNT=\(count)")
         }
-        let slurm = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"]
-        if environment[slurm[0]] != nil {
-            guard let id = try number(slurm[0]), let minimum = try number(slurm[1]), let count = try number(slurm[2]) else {
-                throw incomplete(slurm, given: slurm.filter { environment[$0] != nil })
-            }
-            let step = try number("SLURM_ARRAY_TASK_STEP") ?? 1
-            guard step >= 1, id >= minimum, (id - minimum) % step == 0 else {
-                throw UsageError(option: "--shard", problem: .combination(
-                    "SLURM_ARRAY_TASK_ID=\(id) is not in the array that starts at SLURM_ARRAY_TASK_MIN=\(minimum) in steps of \(step)"))
-            }
-            return try checked((id - minimum) / step, count, from: "SLURM_ARRAY_TASK_ID=\(id), SLURM_ARRAY_TASK_MIN=\(minimum), "
-                + "SLURM_ARRAY_TASK_COUNT=\(count)")
+        guard let count else { return nil }
+        guard let index = try number("SLURM_ARRAY_TASK_ID") else {
+            throw UsageError(option: "--shard", problem: .combination("found IMGFETCH_SHARD_COUNT in the environment but neither "
+                + "JOB_COMPLETION_INDEX nor SLURM_ARRAY_TASK_ID; give --shard K/N"))
         }
-        return nil
+        return try checked(index, count, from: "SLURM_ARRAY_TASK_ID=\(index), IMGFETCH_SHARD_COUNT=\(count) (a Slurm array "
+            + "must run 0 to N-1)")
     }
 
     private static func checked(_ index: Int, _ count: Int, from source: String) throws(UsageError) -> ShardSelector {

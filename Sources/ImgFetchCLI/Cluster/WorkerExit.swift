@@ -16,12 +16,18 @@ import ImgFetchCore
 enum WorkerExit {
     static let temporaryFailure: Int32 = 75
 
-    /// The exit code of a run that reached its end (`ending`), with `summary`'s counts.
-    static func code(_ ending: RunEnding, summary: RunSummary, shardsIncomplete: Bool) -> Int32 {
+    /// The exit code of a run that reached its end (`ending`), with `summary`'s counts;
+    /// `incomplete`: a shard, the report or the gallery was not written, or a list not read to its end.
+    static func code(_ ending: RunEnding, summary: RunSummary, incomplete: Bool) -> Int32 {
         guard ending == .completed else { return temporaryFailure }
         let fileFailures = summary.failedByClass[.filesystem] ?? 0
-        return fileFailures > 0 || shardsIncomplete ? temporaryFailure : ImgFetchCommand.ExitCode.success
+        return fileFailures > 0 || incomplete ? temporaryFailure : ImgFetchCommand.ExitCode.success
     }
+
+    /// Most seconds a worker spends draining stdin, and most seconds it waits for the next byte:
+    /// a writer that never closes (`yes URL | imgfetch …`) must not keep it forever.
+    static let drainLimit = 30.0
+    static let drainIdleLimit = 5.0
 
     /// Reads stdin to its end and drops it, when it is a list (`lists` empty or holding `-`) and
     /// not a terminal, so that the process writing it never sees a closed pipe.
@@ -29,7 +35,18 @@ enum WorkerExit {
         guard lists.isEmpty || lists.contains("-"), isatty(STDIN_FILENO) == 0 else { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
         while true {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let elapsed = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            let wait = min(drainIdleLimit, drainLimit - elapsed)
+            guard wait > 0 else { return }
+            var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(wait * 1000))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return }
             let count = read(STDIN_FILENO, buffer.baseAddress, buffer.count)
             if count > 0 || (count < 0 && errno == EINTR) { continue }
             return

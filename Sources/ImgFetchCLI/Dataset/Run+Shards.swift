@@ -51,6 +51,10 @@ extension Run {
                 let report = ItemReport(position: position, displayURL: SecretRedactor.redactURLText(text),
                                         result: .failed(DownloadError(.invalidInput, reason)), row: row)
                 dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: nil, transfer: ""))
+            case .unreadable(let reason):
+                control.listUnreadable()
+                let report = ItemReport(position: position, displayURL: "", result: .failed(DownloadError(.invalidInput, reason)))
+                dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: nil, transfer: ""))
             case .item(let item):
                 let transfer = item.url.normalized
                 let slot = reporter.showsProgress ? ProgressItem() : nil
@@ -144,7 +148,7 @@ extension Run {
         switch entry {
         case .item(let item): item.url.redacted
         case .invalid(let text, _, _): SecretRedactor.redactURLText(text)
-        case .skip: ""
+        case .skip, .unreadable: ""
         }
     }
 }

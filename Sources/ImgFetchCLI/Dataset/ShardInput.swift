@@ -19,6 +19,8 @@ struct ShardInput {
             fields = ["item", item.url.normalized]
         case .invalid(let text, let reason, _):
             fields = ["invalid", text, reason]
+        case .unreadable(let reason):
+            fields = ["unreadable", reason]
         }
         fields += [key, entry.row?.caption ?? "", entry.row?.columnsJSON ?? ""]
         for field in fields { hasher.update("\(field.utf8.count):\(field);") }

@@ -78,7 +78,7 @@ final class ListSource: @unchecked Sendable {
             case .tooLong(let number):
                 return (number, .invalid(text: "", reason: "line longer than \(LineReader.maxLineBytes) bytes"))
             case .readError(let message, let number):
-                return (number, .invalid(text: "", reason: "cannot read the list: \(message)"))
+                return (number, .unreadable(reason: "cannot read the list: \(message)"))
             case .text(let text, let number):
                 return (number, ListLineParser.parse(text))
             }

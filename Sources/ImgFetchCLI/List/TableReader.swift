@@ -134,7 +134,7 @@ struct TableReader {
         case .invalid(let reason, let line):
             return (line, .invalid(text: "", reason: reason))
         case .readError(let message, let line):
-            return (line, .invalid(text: "", reason: "cannot read the list: \(message)"))
+            return (line, .unreadable(reason: "cannot read the list: \(message)"))
         }
     }
 

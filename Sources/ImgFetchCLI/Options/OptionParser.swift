@@ -88,7 +88,8 @@ public enum OptionParser {
                 options.lists.append(argument)
             }
         }
-        if options.shard == nil { options.shard = try ShardSelector.fromEnvironment(environment) }
+        // Only a run takes a shard: --help and --version work in any environment.
+        if options.shard == nil && options.action == .run { options.shard = try ShardSelector.fromEnvironment(environment) }
         options.shard?.key = options.shardBy
         try checkCombinations(options)
         return options

@@ -92,6 +92,7 @@ final class RunReporter: Sendable {
         summary.seconds = seconds
         let reportError = reportFile?.finish()
         let galleryError = gallery?.finish(summary: summary)
+        summary.outputProblems = [reportError, galleryError].compactMap(\.self)
         let loud = !silenced.load(ordering: .relaxed)
         for error in [reportError, galleryError].compactMap(\.self) where loud { display.message("imgfetch: \(error)\n") }
         display.finish(summary: quiet || !loud ? nil : summary.line)

@@ -21,6 +21,8 @@ struct RunSummary: Sendable, Equatable {
     /// Body bytes the cache made unnecessary to transfer.
     var reusedBytes: Int64 = 0
     var seconds: Double = 0
+    /// What of the run's own output could not be written (the report, the gallery).
+    var outputProblems: [String] = []
 
     var items: Int { saved + skipped + failed + cancelled }
 

@@ -53,8 +53,10 @@ struct Run {
         for problem in shardProblems { reporter.warn(problem) }
         let summary = reporter.finish(seconds: monotonicSeconds() - started)
         if options.failuresAreData {
-            if ending == .deadline || ending == .brokenPipe { WorkerExit.drainStandardInput(lists: options.lists) }
-            return WorkerExit.code(ending, summary: summary, shardsIncomplete: !shardProblems.isEmpty)
+            // After the deadline or EPIPE the worker exits 75 at once: its engine runs it again, and
+            // draining a stdin that may never end would take the deadline's bound away.
+            return WorkerExit.code(ending, summary: summary,
+                                   incomplete: !shardProblems.isEmpty || control.wasListUnreadable || !summary.outputProblems.isEmpty)
         }
         switch ending {
         case .completed: return shardProblems.isEmpty ? summary.exitCode : max(summary.exitCode, 1)
@@ -85,6 +87,9 @@ struct Run {
                     break
                 case .invalid(let text, let reason, let row):
                     finish(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)), row: row)
+                case .unreadable(let reason):
+                    control.listUnreadable()
+                    finish(position, "", .failed(DownloadError(.invalidInput, reason)))
                 case .item(let item):
                     let options = DownloadOptions(fileName: item.outName, priority: item.priority)
                     let name = item.outName ?? item.url.lastPathSegment

@@ -26,6 +26,8 @@ final class RunControl: @unchecked Sendable {
     /// The list reader waits for rows to be done (not for the item count): each done row wakes it.
     private var readerWaitsForRowBytes = false
     private var listDone = false
+    /// A list met an I/O error: the rest of it was never read.
+    private var unreadableList = false
     private var ending: RunEnding?
     /// Most items admitted and not yet finished: the list reader waits beyond this, so a list of
     /// millions of lines never sits in memory at once.
@@ -80,6 +82,14 @@ final class RunControl: @unchecked Sendable {
         if outstanding == maxOutstanding - 1 || outstanding == 0 || (rowBytes > 0 && readerWaitsForRowBytes) { condition.broadcast() }
         condition.unlock()
     }
+
+    /// A list could not be read on.
+    func listUnreadable() {
+        condition.withLock { unreadableList = true }
+    }
+
+    /// Whether a list could not be read to its end.
+    var wasListUnreadable: Bool { condition.withLock { unreadableList } }
 
     /// The list reader reached the end of every list.
     func listFinished() {
