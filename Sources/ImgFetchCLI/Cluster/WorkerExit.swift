@@ -7,12 +7,15 @@ import ImgFetchCore
 /// - 0: every item has its result line, failed ones included: failures are data, not a reason to
 ///   run the task again.
 /// - 75 (`EX_TEMPFAIL`): the run could not do its job for reasons a retry may fix: the output
-///   directory cannot be written, the disk is full (an item failed with class `filesystem`, or a
-///   shard could not be written), a signal, `--deadline`, stdout closed.
+///   directory or the report cannot be written, the disk is full (an item failed with class
+///   `filesystem`, or a shard could not be written), a list could not be read to its end, a
+///   signal, `--deadline`, stdout closed.
 /// - 2: a usage error, which a retry cannot fix.
 ///
-/// A worker reads its stdin to the end even when it stops early: an engine that writes the list
-/// into the worker's stdin would otherwise fail to write, or lose the rest of its output.
+/// A worker that stops before reading its list (a usage or set-up error) still reads a stdin list
+/// to its end, within `drainLimit`: an engine that writes the list into the worker's stdin would
+/// otherwise fail to write, or lose the rest of its output. After the deadline or EPIPE it exits
+/// 75 at once, and its engine runs it again.
 enum WorkerExit {
     static let temporaryFailure: Int32 = 75
 
