@@ -38,13 +38,9 @@ enum WorkerExit {
         guard lists.isEmpty || lists.contains("-"), isatty(STDIN_FILENO) == 0 else { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = monotonicSeconds()
         while true {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let elapsed = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-            let wait = min(drainIdleLimit, drainLimit - elapsed)
+            let wait = min(drainIdleLimit, drainLimit - (monotonicSeconds() - start))
             guard wait > 0 else { return }
             var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Int32(wait * 1000))

@@ -44,29 +44,17 @@ extension Run {
         func submit(_ sequence: Int, _ position: ListPosition, _ entry: ListEntry, key: String) -> Bool {
             guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return false }
             reporter.model.itemQueued()
-            switch entry {
-            case .skip:
-                break
-            case .invalid(let text, let reason, let row):
-                let report = ItemReport(position: position, displayURL: SecretRedactor.redactURLText(text),
-                                        result: .failed(DownloadError(.invalidInput, reason)), row: row)
+            if let report = reportWithoutRequest(entry, at: position) {
                 dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: nil, transfer: ""))
-            case .unreadable(let reason):
-                control.listUnreadable()
-                let report = ItemReport(position: position, displayURL: "", result: .failed(DownloadError(.invalidInput, reason)))
-                dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: nil, transfer: ""))
-            case .item(let item):
-                let transfer = item.url.normalized
-                let slot = reporter.showsProgress ? ProgressItem() : nil
-                let name = item.url.lastPathSegment
-                let progress: DownloadProgressHandler? = slot.map { slot in { @Sendable [model = reporter.model] received, expected in
-                    model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
-                } }
-                let row = item.row
-                downloader.download(item.url, options: DownloadOptions(priority: item.priority), progress: progress) { result in
-                    let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
-                    dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: slot, transfer: transfer))
-                }
+                return true
+            }
+            guard case .item(let item) = entry else { return true }
+            let transfer = item.url.normalized
+            let (slot, progress) = progressTracking(name: item.url.lastPathSegment, transfer: transfer)
+            let row = item.row
+            downloader.download(item.url, options: DownloadOptions(priority: item.priority), progress: progress) { result in
+                let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
+                dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: slot, transfer: transfer))
             }
             return true
         }

@@ -72,46 +72,56 @@ struct Run {
     }
 
     private func read(_ lists: [ListSource], into downloader: ImageDownloader) {
-        let model = reporter.model
-        let showsProgress = reporter.showsProgress
         for list in lists {
             while let (number, entry) = list.next() {
                 if case .skip = entry { continue }
                 // Another process's item (`--shard`): passed over without a trace.
                 if let shard = options.shard, !shard.takes(entry, line: number) { continue }
                 guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return }
-                model.itemQueued()
+                reporter.model.itemQueued()
                 let position = ListPosition(listName: list.name, line: number)
-                switch entry {
-                case .skip:
-                    break
-                case .invalid(let text, let reason, let row):
-                    finish(position, SecretRedactor.redactURLText(text), .failed(DownloadError(.invalidInput, reason)), row: row)
-                case .unreadable(let reason):
-                    control.listUnreadable()
-                    finish(position, "", .failed(DownloadError(.invalidInput, reason)))
-                case .item(let item):
-                    let options = DownloadOptions(fileName: item.outName, priority: item.priority)
-                    let name = item.outName ?? item.url.lastPathSegment
-                    let transfer = item.url.normalized
-                    let slot = showsProgress ? ProgressItem() : nil
-                    // Without a display of running transfers no handler is passed, and the
-                    // downloader skips the progress fan-out altogether.
-                    let progress: DownloadProgressHandler? = slot.map { slot in { @Sendable received, expected in
-                        model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
-                    } }
-                    let row = item.row
-                    downloader.download(item.url, options: options, progress: progress, completion: { result in
-                        finish(position, item.url.redacted, result, row: row, progress: slot, transfer: transfer)
-                    })
+                if let report = reportWithoutRequest(entry, at: position) {
+                    reporter.report(report)
+                    control.itemDone(rowBytes: report.row?.bytes ?? 0)
+                    continue
                 }
+                guard case .item(let item) = entry else { continue }
+                let transfer = item.url.normalized
+                let (slot, progress) = progressTracking(name: item.outName ?? item.url.lastPathSegment, transfer: transfer)
+                let row = item.row
+                let options = DownloadOptions(fileName: item.outName, priority: item.priority)
+                downloader.download(item.url, options: options, progress: progress, completion: { result in
+                    reporter.report(ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row),
+                                    progress: slot, transfer: transfer)
+                    control.itemDone(rowBytes: row?.bytes ?? 0)
+                })
             }
         }
     }
 
-    func finish(_ position: ListPosition, _ url: String, _ result: DownloadResult, row: TableRow? = nil,
-                        progress: ProgressItem? = nil, transfer: String = "") {
-        reporter.report(ItemReport(position: position, displayURL: url, result: result, row: row), progress: progress, transfer: transfer)
-        control.itemDone(rowBytes: row?.bytes ?? 0)
+    /// The result of an entry that fails without a request: a bad line, or a list that cannot be
+    /// read on (which the run control notes); nil for an item.
+    func reportWithoutRequest(_ entry: ListEntry, at position: ListPosition) -> ItemReport? {
+        switch entry {
+        case .invalid(let text, let reason, let row):
+            return ItemReport(position: position, displayURL: SecretRedactor.redactURLText(text),
+                              result: .failed(DownloadError(.invalidInput, reason)), row: row)
+        case .unreadable(let reason):
+            control.listUnreadable()
+            return ItemReport(position: position, displayURL: "", result: .failed(DownloadError(.invalidInput, reason)))
+        case .item, .skip:
+            return nil
+        }
+    }
+
+    /// An item's slot in the progress display and the handler that feeds it; without a display of
+    /// running transfers, neither, and the downloader skips the progress fan-out altogether.
+    func progressTracking(name: String, transfer: String) -> (ProgressItem?, DownloadProgressHandler?) {
+        guard reporter.showsProgress else { return (nil, nil) }
+        let slot = ProgressItem()
+        let model = reporter.model
+        return (slot, { @Sendable received, expected in
+            model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
+        })
     }
 }
