@@ -119,7 +119,8 @@ final class WebDatasetTests: EndToEndTestCase {
 
     func testTheSameInputGivesByteIdenticalShardsAndAReRunMakesNoRequest() throws {
         let table = try writeTable()
-        XCTAssertEqual(try fetchShards(table).exitCode, 1)
+        let first = try fetchShards(table)
+        XCTAssertEqual(first.exitCode, 1)
         let requestsAfterFirst = try server.requests().count
         let other = scratch.file("again").path
         XCTAssertEqual(try fetchShards(table, into: other).exitCode, 1)
@@ -130,11 +131,17 @@ final class WebDatasetTests: EndToEndTestCase {
         let before = try server.requests().count
         XCTAssertGreaterThan(before, requestsAfterFirst)
         let rerun = try fetchShards(table)
-        XCTAssertEqual(rerun.exitCode, 0, rerun.stderr)
+        XCTAssertEqual(rerun.exitCode, 1, "the rows that failed fail again: \(rerun.stderr)")
         XCTAssertEqual(try server.requests().count, before, "finished shards make no request")
         let results = try jsonLines(rerun.stdout)
         XCTAssertEqual(results.count, images.count + 3)
-        XCTAssertTrue(results.allSatisfy { $0["status"] as? String == "skipped" }, rerun.stdout)
+        // Saved rows are skipped; failed rows are reported as the first run reported them, not as
+        // skipped in a tar they are not in.
+        let firstResults = try jsonLines(first.stdout)
+        XCTAssertEqual(results.map { $0["status"] as? String }, firstResults.map { $0["status"] as? String == "saved" ? "skipped" : "failed" })
+        XCTAssertEqual(results.compactMap { ($0["error"] as? [String: Any])?["message"] as? String },
+                       firstResults.compactMap { ($0["error"] as? [String: Any])?["message"] as? String })
+        XCTAssertEqual(results.filter { $0["status"] as? String == "failed" }.count, 3)
         XCTAssertEqual(results.first?["skip_reason"] as? String, "in \(shard("000000.tar")), complete from an earlier run")
 
         // One row changed: only its shard is fetched again.
@@ -144,7 +151,7 @@ final class WebDatasetTests: EndToEndTestCase {
         let changed = try fetchShards(table)
         let statuses = try jsonLines(changed.stdout).map { $0["status"] as? String ?? "" }
         XCTAssertEqual(Array(statuses.prefix(4)), ["saved", "saved", "saved", "saved"])
-        XCTAssertTrue(statuses.dropFirst(4).allSatisfy { $0 == "skipped" }, "\(statuses)")
+        XCTAssertEqual(Array(statuses.dropFirst(4)), Array(results.dropFirst(4).map { $0["status"] as? String ?? "" }))
         XCTAssertEqual(try server.requests().count, before + 4)
         let caption = try ImgFetchRunner.run(["-xOf", shard("000000.tar"), "000000_000000.txt"], executable: URL(fileURLWithPath: "/bin/tar"))
         XCTAssertEqual(caption.stdout, "a new caption")

@@ -71,8 +71,13 @@ extension Run {
                 for row in holding.rows {
                     guard control.admit(rowBytes: row.entry.row?.bytes ?? 0) else { return false }
                     reporter.model.itemQueued()
-                    var result = DownloadResult(status: .skipped, paths: [path])
-                    result.skipReason = "in \(path), complete from an earlier run"
+                    var result: DownloadResult
+                    if let failure = holding.finished.failures[row.sequence % samples] {
+                        result = DownloadResult(status: .failed, error: failure)
+                    } else {
+                        result = DownloadResult(status: .skipped, paths: [path])
+                        result.skipReason = "in \(path), complete from an earlier run"
+                    }
                     let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result, row: row.entry.row)
                     dataset.finished(row.sequence, DatasetWriter.Row(report: report, key: row.key, progress: nil, transfer: ""))
                 }

@@ -51,32 +51,59 @@ struct ShardInput {
 }
 
 /// A shard an earlier run completed: its stats file's input digest and settings, and its tar is
-/// still there, of the size the stats file says.
+/// still there, of the size the stats file says. Its results file says which rows failed: a
+/// re-run reports those as failed again, with the first run's error, not as skipped in a tar
+/// they are not in.
 struct FinishedShard: Equatable {
     let digest: String
     let settings: String
+    /// The rows that failed, by row number in the shard.
+    let failures: [Int: DownloadError]
+
+    /// Most bytes of a results file read back (about 100,000 rows).
+    static let resultsLimit = 64 << 20
 
     /// Reads shard `shard`'s stats in `directory`; nil when the shard is not complete there.
     static func read(shard: Int, in directory: String) -> FinishedShard? {
         let names = ShardNames(shard: shard)
         var info = stat()
         guard stat(directory + "/" + names.tar, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let bytes = contents(of: directory + "/" + names.stats),
+              let bytes = contents(of: directory + "/" + names.stats, limit: 1 << 20),
               let members = try? JSONObjectScanner.members(of: bytes) else { return nil }
         func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
         guard let digest = value("input_sha256").flatMap(JSONObjectScanner.string),
               let settings = value("settings").flatMap(JSONObjectScanner.string),
-              value("tar_bytes") == String(info.st_size) else { return nil }
-        return FinishedShard(digest: digest, settings: settings)
+              value("tar_bytes") == String(info.st_size),
+              let results = contents(of: directory + "/" + names.results, limit: resultsLimit),
+              let failures = failures(in: results) else { return nil }
+        return FinishedShard(digest: digest, settings: settings, failures: failures)
     }
 
-    /// The file's bytes, if it is a regular file of at most 1 MiB.
-    private static func contents(of path: String) -> [UInt8]? {
+    /// The failed rows of a results file (a line per row, in row order); nil when a line is not a result.
+    static func failures(in results: [UInt8]) -> [Int: DownloadError]? {
+        var failures: [Int: DownloadError] = [:]
+        for (row, line) in results.split(separator: UInt8(ascii: "\n")).enumerated() {
+            guard let members = try? JSONObjectScanner.members(of: Array(line)),
+                  let status = members.first(where: { $0.key == "status" }).flatMap({ JSONObjectScanner.string($0.value) })
+            else { return nil }
+            guard status == "failed" else { continue }
+            guard let error = members.first(where: { $0.key == "error" }),
+                  let fields = try? JSONObjectScanner.members(of: Array(error.value.utf8)),
+                  let kind = fields.first(where: { $0.key == "class" }).flatMap({ JSONObjectScanner.string($0.value) }),
+                  let message = fields.first(where: { $0.key == "message" }).flatMap({ JSONObjectScanner.string($0.value) })
+            else { return nil }
+            failures[row] = DownloadError(DownloadError.Kind(rawValue: kind) ?? .invalidInput, message)
+        }
+        return failures
+    }
+
+    /// The file's bytes, if it is a regular file of at most `limit` bytes.
+    private static func contents(of path: String, limit: Int) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return nil }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= limit else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         let count = bytes.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0, at: 0) }
         return count == bytes.count ? bytes : nil

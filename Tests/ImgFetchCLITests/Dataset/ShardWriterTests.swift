@@ -68,12 +68,24 @@ final class ShardWriterTests: XCTestCase {
         XCTAssertTrue(stats.contains("\"input_sha256\":\"new\""), stats)
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory + "/000000.tar")[.size] as? Int)
         XCTAssertTrue(stats.contains("\"tar_bytes\":\(size),"), stats)
-        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s"))
+        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s", failures: [:]))
         // A tar of another size than the stats say is not a finished shard.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/000000.tar"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(count: 512))
         try handle.close()
         XCTAssertNil(FinishedShard.read(shard: 0, in: directory))
+    }
+
+    func testAFinishedShardsResultsSayWhichRowsFailedAndAnUnreadableOneIsNoFinishedShard() {
+        let lines = [
+            #"{"url":"http://h/a.jpg","status":"saved","error":null,"key":"k0"}"#,
+            #"{"url":"bad","status":"failed","error":{"class":"invalidInput","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
+            #"{"url":"http://h/c.jpg","status":"failed","error":{"class":"http","message":"HTTP 404"},"key":"k2"}"#,
+        ]
+        XCTAssertEqual(FinishedShard.failures(in: Array((lines.joined(separator: "\n") + "\n").utf8)),
+                       [1: DownloadError(.invalidInput, "not a valid URL: \"bad\""), 2: DownloadError(.http, "HTTP 404")])
+        XCTAssertNil(FinishedShard.failures(in: Array((lines[0] + "\n{\"url\":\n").utf8)), "a torn line")
+        XCTAssertNil(FinishedShard.failures(in: Array(#"{"status":"failed","error":null}"#.utf8)), "a failure without its error")
     }
 }

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""The Spark job's end-to-end checks: Scripts/spark_fetch.py on Spark's local[2,3] (2 cores, a
+failed task tried up to 3 times) against nginx on loopback, with the real imgfetch binary.
+
+    .venv-spark/bin/python Scripts/check-spark.py --imgfetch .build/debug/imgfetch
+
+1. A list of 2000 URLs and bad lines, 4 partitions, WebDataset shards: one result row per item,
+   partition K holds exactly what `imgfetch --shard K/4` takes, every URL requested once (nginx's
+   log), every tar whole.
+2. The same job again: not one image request, the same rows.
+3. A partition with no items and one of only bad lines: the job succeeds, a row per item.
+4. A worker killed (SIGKILL) mid-shard: Spark retries the task; no truncated tar under a final name.
+5. Two attempts of one partition at once, as speculation runs them: one intact set of shards,
+   byte-identical to a single attempt's. (Spark starts a speculative copy only on another host, so
+   a one-machine test cannot make Spark itself do it; the job runs with spark.speculation=true all
+   the same.)
+Prints one line per check; exits 1 at the first that fails.
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Scripts"))
+import spark_fetch  # noqa: E402
+
+NGINX_CONF = """
+{user}
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    log_format check '$status $request_uri';
+    access_log {prefix}/access.log check;
+    client_body_temp_path {prefix}/tmp;
+    proxy_temp_path {prefix}/tmp;
+    fastcgi_temp_path {prefix}/tmp;
+    uwsgi_temp_path {prefix}/tmp;
+    scgi_temp_path {prefix}/tmp;
+    types {{ image/jpeg jpg; }}
+    server {{
+        listen 127.0.0.1:{port};
+        root {prefix}/www;
+        # /i/p-NNNN.jpg serves files/sD.jpg, D being the last digit: distinct URLs, ten images.
+        location /i/ {{ rewrite "^/i/p-\\d*(\\d)\\.jpg$" /files/s$1.jpg break; }}
+        location /slow/ {{ rewrite "^/slow/p-\\d*(\\d)\\.jpg$" /files/s$1.jpg break; limit_rate 48k; }}
+    }}
+}}
+"""
+
+
+class Failed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failed(message)
+
+
+class Nginx:
+    def __init__(self, prefix):
+        self.prefix = prefix
+        os.makedirs(f"{prefix}/tmp", exist_ok=True)
+        os.makedirs(f"{prefix}/www/files", exist_ok=True)
+        random.seed(7)
+        for digit in range(10):
+            width, height = 96 + 8 * digit, 72 + 8 * digit
+            pixels = bytes(random.getrandbits(8) for _ in range(width * height * 3))
+            ppm = f"{prefix}/s{digit}.ppm"
+            with open(ppm, "wb") as out:
+                out.write(b"P6 %d %d 255\n" % (width, height) + pixels)
+            subprocess.run(["cjpeg", "-quality", "90", "-outfile", f"{prefix}/www/files/s{digit}.jpg", ppm], check=True)
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        conf = f"{prefix}/nginx.conf"
+        with open(conf, "w") as out:
+            out.write(NGINX_CONF.format(prefix=prefix, port=self.port, user="user root;" if os.geteuid() == 0 else ""))
+        self.process = subprocess.Popen(["nginx", "-p", prefix, "-c", conf, "-e", f"{prefix}/error.log"])
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise Failed("nginx did not start: " + open(f"{prefix}/error.log").read())
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def requests(self):
+        """The image requests so far: URI → count."""
+        with open(f"{self.prefix}/access.log") as log:
+            return Counter(line.split()[1] for line in log if line.split()[1].startswith(("/i/", "/slow/")))
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+def job(lists, output, partitions, options, **extra):
+    argv = lists + ["-o", output, "--partitions", str(partitions), "--imgfetch", IMGFETCH]
+    for key, value in extra.items():
+        argv += [f"--{key.replace('_', '-')}", value]
+    return spark_fetch.parse_args(argv + ["--"] + options)
+
+
+def results(spark, args):
+    return [row.asDict() for row in spark.read.parquet(args.results).collect()]
+
+
+def check_shards(base, expected_samples):
+    """Every part directory's tars whole and vouched for by a stats file; no temp file left."""
+    samples, keys = 0, set()
+    for part in sorted(glob.glob(f"{base}/part-*")):
+        leftovers = [name for name in os.listdir(part) if name.startswith(".imgfetch-")]
+        check(not leftovers, f"{part}: temp files left: {leftovers}")
+        for tar in sorted(glob.glob(f"{part}/*.tar")):
+            stats_path = tar[:-4] + "_stats.json"
+            check(os.path.exists(stats_path), f"{tar} has no stats file")
+            stats = json.load(open(stats_path))
+            check(stats.get("tar_bytes") == os.path.getsize(tar), f"{tar}: {os.path.getsize(tar)} B, stats say {stats.get('tar_bytes')}")
+            with tarfile.open(tar) as archive:
+                for member in archive.getmembers():
+                    check(member.isfile() and archive.extractfile(member).read(), f"{tar}: bad member {member.name}")
+                    if member.name.endswith(".jpg"):
+                        samples += 1
+                        keys.add((part, member.name))
+    check(samples == expected_samples, f"{base}: {samples} samples in the tars, expected {expected_samples}")
+    return keys
+
+
+def identity(rows):
+    return sorted((r["input_row"], r["url"], r["key"], tuple(r["paths"])) for r in rows)
+
+
+def main():
+    global IMGFETCH
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--imgfetch", required=True)
+    IMGFETCH = os.path.abspath(parser.parse_args().imgfetch)
+    scratch = tempfile.mkdtemp(prefix="check-spark-")
+    nginx = Nginx(f"{scratch}/nginx")
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2,3]").appName("check-spark")
+             .config("spark.ui.enabled", "false").config("spark.speculation", "true")
+             .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        checks(spark, nginx, scratch)
+    except Failed as failure:
+        print(f"check-spark: FAILED: {failure}")
+        return 1
+    finally:
+        spark.stop()
+        nginx.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("check-spark: all checks passed")
+    return 0
+
+
+def checks(spark, nginx, scratch):
+    dataset = ["--output-format", "webdataset", "--shard-samples", "100"]
+    bad = ["not-a-url", "ftp://127.0.0.1/a.jpg", "http://", "http://127.0.0.1:1/ x=y", "http://[::1"]
+    lines = [nginx.url(f"/i/p-{n:04d}.jpg") for n in range(2000)]
+    for at, text in zip((3, 500, 1000, 1500, 1999), bad):
+        lines.insert(at, text)
+    list_path = f"{scratch}/urls.txt"
+    with open(list_path, "w") as out:
+        out.write("# a comment, and a blank line: not items\n\n" + "\n".join(lines) + "\n")
+
+    # 1. Coverage, results, one request per URL, whole tars.
+    args = job([list_path], f"{scratch}/out", 4, dataset)
+    spark_fetch.run(args, spark)
+    rows = results(spark, args)
+    check(len(rows) == 2005, f"{len(rows)} result rows for 2005 items")
+    check(sorted(r["input_row"] for r in rows) == list(range(2005)), "input rows not each reported once")
+    statuses = Counter(r["status"] for r in rows)
+    check(statuses == Counter(saved=2000, failed=5), f"statuses {dict(statuses)}")
+    requests = nginx.requests()
+    check(len(requests) == 2000 and set(requests.values()) == {1},
+          f"{len(requests)} URLs requested, counts {Counter(requests.values())}")
+    valid = {url for url in lines if url.startswith(nginx.url("/i/"))}
+    for k in range(4):
+        listed = subprocess.run([IMGFETCH, list_path, "--shard", f"{k}/4", "--cache-policy", "only-if-cached",
+                                 "-o", f"{scratch}/empty-{k}", "--jsonl", "-q"], capture_output=True, text=True)
+        wanted = {json.loads(line)["url"] for line in listed.stdout.splitlines()} & valid
+        got = {r["url"] for r in rows if r["partition"] == k and r["status"] == "saved"}
+        check(wanted == got, f"partition {k} holds {len(got)} URLs, imgfetch --shard {k}/4 takes {len(wanted)}")
+    check_shards(args.output, 2000)
+    print("check-spark: 1. 2005 rows, partition K = --shard K/4, each URL requested once, tars whole")
+
+    # 2. The same job again: no image request, the same rows.
+    before = nginx.requests()
+    spark_fetch.run(args, spark)
+    again = results(spark, args)
+    check(nginx.requests() == before, f"{sum((nginx.requests() - before).values())} image requests on the second run")
+    check(identity(again) == identity(rows), "the second run's rows differ from the first's")
+    check(Counter(r["status"] for r in again) == Counter(skipped=2000, failed=5),
+          f"second run statuses {dict(Counter(r['status'] for r in again))}")
+    print("check-spark: 2. second run: 0 image requests, the same 2005 rows")
+
+    # 3. Empty partitions and a partition of only bad lines (bad lines are placed by their row and
+    # text, which spark_fetch.partition_of also gives them).
+    good = [nginx.url("/i/p-7001.jpg"), nginx.url("/i/p-7002.jpg")]
+    taken = {spark_fetch.partition_of(url, "", 8, "url") for url in good}
+    small = list(good)
+    candidates = (f"bad line {n}" for n in range(1000))
+    while len(small) < 5:
+        text = next(candidates)
+        if spark_fetch.shard_of(f"{len(small)}\t{text.split()[0]}", 8) not in taken:
+            small.append(text)
+    with open(f"{scratch}/small.txt", "w") as out:
+        out.write("\n".join(small) + "\n")
+    args = job([f"{scratch}/small.txt"], f"{scratch}/small-out", 8, dataset)
+    spark_fetch.run(args, spark)
+    rows = results(spark, args)
+    check(len(rows) == 5 and Counter(r["status"] for r in rows) == Counter(saved=2, failed=3), f"rows: {rows}")
+    by_partition = Counter(r["partition"] for r in rows)
+    only_bad = [p for p in by_partition if all(r["status"] == "failed" for r in rows if r["partition"] == p)]
+    check(len(by_partition) < 8 and only_bad, f"partitions {dict(by_partition)}: no empty or no bad-only one")
+    print(f"check-spark: 3. {8 - len(by_partition)} empty partitions and {len(only_bad)} of only bad lines: 5 rows")
+
+    # 4. A worker killed mid-shard: Spark retries the task, and the output is whole.
+    slow = [nginx.url(f"/slow/p-{n:04d}.jpg") for n in range(300)]
+    with open(f"{scratch}/slow.txt", "w") as out:
+        out.write("\n".join(slow) + "\n")
+    output = f"{scratch}/slow-out"
+    args = job([f"{scratch}/slow.txt"], output, 2, ["--output-format", "webdataset", "--shard-samples", "20", "-j", "4"])
+    killed = []
+    watcher = threading.Thread(target=kill_mid_shard, args=(f"{output}/part-00000", killed), daemon=True)
+    watcher.start()
+    spark_fetch.run(args, spark)
+    watcher.join(timeout=5)
+    check(killed, "no worker was killed mid-shard (it finished first?)")
+    rows = results(spark, args)
+    check(len(rows) == 300 and all(r["status"] in ("saved", "skipped") for r in rows),
+          f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
+    check_shards(output, 300)
+    print(f"check-spark: 4. worker {killed[0]} killed after {killed[1]} shards; retried, 300 rows, every tar whole")
+
+    # 5. Two attempts of one partition at once.
+    args = job([list_path], f"{scratch}/twice", 4, dataset)
+    _, partitions = spark_fetch.partition_lines(spark, args)
+    items = partitions.glom().collect()[1][2:]
+    command = shlex.split(spark_fetch.worker_command(args))
+    header = f"00001\n{IMGFETCH}\n"
+    workers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={})
+               for _ in range(2)]
+    feeds = [threading.Thread(target=lambda w=w: w.stdin.write((header + "\n".join(items) + "\n").encode()) or w.stdin.close())
+             for w in workers]
+    for feed in feeds:
+        feed.start()
+    outputs = [w.communicate()[0] for w in workers]
+    check([w.returncode for w in workers] == [0, 0], f"exit codes {[w.returncode for w in workers]}")
+    check(all(len(out.splitlines()) == len(items) for out in outputs), "a worker did not report every item")
+    first, twice = sorted(glob.glob(f"{scratch}/out/part-00001/*.tar")), sorted(glob.glob(f"{scratch}/twice/part-00001/*.tar"))
+    check([os.path.basename(t) for t in first] == [os.path.basename(t) for t in twice] and first,
+          f"shards {twice} against {first}")
+    for a, b in zip(first, twice):
+        check(open(a, "rb").read() == open(b, "rb").read(), f"{b} differs from the single attempt's")
+    check(not [n for n in os.listdir(f"{scratch}/twice/part-00001") if n.startswith(".imgfetch-")], "temp files left")
+    print(f"check-spark: 5. two attempts at once: {len(twice)} shards, byte-identical to one attempt's")
+
+
+def kill_mid_shard(part, killed):
+    """SIGKILLs the worker writing `part` once it has committed a shard and is inside the next."""
+    pattern = re.compile(re.escape(part))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        done = glob.glob(f"{part}/*_stats.json")
+        staged = [n for n in os.listdir(part) if n.startswith(".imgfetch-")] if os.path.isdir(part) else []
+        if done and staged:
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                try:
+                    cmdline = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+                except OSError:
+                    continue
+                if os.path.basename(cmdline[0]) == b"imgfetch" and any(pattern.search(a.decode(errors="replace")) for a in cmdline[1:]):
+                    os.kill(int(pid), signal.SIGKILL)
+                    killed += [int(pid), len(done)]
+                    return
+        time.sleep(0.02)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
