@@ -12,12 +12,13 @@ final class TableInputJSONLinesTests: EndToEndTestCase {
             #"{"id": 8, "text": "no url"}"#,
             #"{"url": 42}"#,
             "not json",
+            #"{"url": "\#(server.url("/files/a.jpg"))", "text": null}"#,
         ]
         let list = try scratch.write("rows.jsonl", lines.joined(separator: "\n") + "\n")
         let run = try ImgFetchRunner.run([list, "-o", outputDirectory, "--input-format", "jsonl", "--caption-column", "text", "--jsonl"])
         XCTAssertEqual(run.exitCode, 1, run.stderr)
         let results = try run.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        XCTAssertEqual(results.count, 4)
+        XCTAssertEqual(results.count, 5)
         let byLine = Dictionary(uniqueKeysWithValues: results.map { (($0["line"] as? [String: Any])?["line"] as? Int ?? 0, $0) })
         XCTAssertEqual(byLine[1]?["status"] as? String, "saved")
         XCTAssertEqual(byLine[1]?["caption"] as? String, "a dog")
@@ -32,5 +33,6 @@ final class TableInputJSONLinesTests: EndToEndTestCase {
         XCTAssertEqual((byLine[4]?["error"] as? [String: Any])?["message"] as? String, "the 'url' member is not a string")
         XCTAssertEqual((byLine[5]?["error"] as? [String: Any])?["message"] as? String,
                        "invalid JSON line: not a JSON object")
+        XCTAssertEqual(byLine[6]?["caption"] as? String, "", "a null caption is no caption, not the text 'null'")
     }
 }

@@ -73,7 +73,8 @@ extension Run {
                     reporter.model.itemQueued()
                     var result: DownloadResult
                     if let failure = holding.finished.failures[row.sequence % samples] {
-                        result = DownloadResult(status: .failed, error: failure)
+                        result = DownloadResult(status: .failed, error: failure.error)
+                        result.httpStatus = failure.httpStatus
                     } else {
                         result = DownloadResult(status: .skipped, paths: [path])
                         result.skipReason = "in \(path), complete from an earlier run"

@@ -52,13 +52,20 @@ struct ShardInput {
 
 /// A shard an earlier run completed: its stats file's input digest and settings, and its tar is
 /// still there, of the size the stats file says. Its results file says which rows failed: a
-/// re-run reports those as failed again, with the first run's error, not as skipped in a tar
-/// they are not in.
+/// re-run reports those as failed again, with the first run's error and HTTP status, not as
+/// skipped in a tar they are not in. A shard with a row that failed for want of disk (class
+/// `filesystem`) is not finished: a re-run fetches it again, as a worker retried after exit 75 must.
 struct FinishedShard: Equatable {
+    /// A row that failed, as the results file has it.
+    struct Failure: Equatable {
+        let error: DownloadError
+        let httpStatus: Int?
+    }
+
     let digest: String
     let settings: String
     /// The rows that failed, by row number in the shard.
-    let failures: [Int: DownloadError]
+    let failures: [Int: Failure]
 
     /// Most bytes of a results file read back (about 100,000 rows).
     static let resultsLimit = 64 << 20
@@ -74,25 +81,30 @@ struct FinishedShard: Equatable {
         guard let digest = value("input_sha256").flatMap(JSONObjectScanner.string),
               let settings = value("settings").flatMap(JSONObjectScanner.string),
               value("tar_bytes") == String(info.st_size),
+              let rows = value("rows").flatMap({ Int($0) }),
               let results = contents(of: directory + "/" + names.results, limit: resultsLimit),
-              let failures = failures(in: results) else { return nil }
+              let failures = failures(in: results, rows: rows),
+              !failures.values.contains(where: { $0.error.kind == .filesystem }) else { return nil }
         return FinishedShard(digest: digest, settings: settings, failures: failures)
     }
 
-    /// The failed rows of a results file (a line per row, in row order); nil when a line is not a result.
-    static func failures(in results: [UInt8]) -> [Int: DownloadError]? {
-        var failures: [Int: DownloadError] = [:]
-        for (row, line) in results.split(separator: UInt8(ascii: "\n")).enumerated() {
-            guard let members = try? JSONObjectScanner.members(of: Array(line)),
-                  let status = members.first(where: { $0.key == "status" }).flatMap({ JSONObjectScanner.string($0.value) })
-            else { return nil }
+    /// The failed rows of a results file (a line per row, in row order); nil when a line is not a
+    /// result or the file has not `rows` lines.
+    static func failures(in results: [UInt8], rows: Int) -> [Int: Failure]? {
+        var failures: [Int: Failure] = [:]
+        let lines = results.split(separator: UInt8(ascii: "\n"))
+        guard lines.count == rows else { return nil }
+        for (row, line) in lines.enumerated() {
+            guard let members = try? JSONObjectScanner.members(of: Array(line)) else { return nil }
+            func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
+            guard let status = value("status").flatMap(JSONObjectScanner.string) else { return nil }
             guard status == "failed" else { continue }
-            guard let error = members.first(where: { $0.key == "error" }),
-                  let fields = try? JSONObjectScanner.members(of: Array(error.value.utf8)),
+            guard let error = value("error"), let fields = try? JSONObjectScanner.members(of: Array(error.utf8)),
                   let kind = fields.first(where: { $0.key == "class" }).flatMap({ JSONObjectScanner.string($0.value) }),
                   let message = fields.first(where: { $0.key == "message" }).flatMap({ JSONObjectScanner.string($0.value) })
             else { return nil }
-            failures[row] = DownloadError(DownloadError.Kind(rawValue: kind) ?? .invalidInput, message)
+            failures[row] = Failure(error: DownloadError(DownloadError.Kind(rawValue: kind) ?? .invalidInput, message),
+                                    httpStatus: value("http_status").flatMap { Int($0) })
         }
         return failures
     }

@@ -159,12 +159,13 @@ struct TableReader {
             if member.key == settings.urlColumn && urlValue == nil {
                 urlValue = member.value
             } else if member.key == settings.captionColumn && captionValue == nil {
-                captionValue = member.value
+                // null is no caption, as an empty CSV field is (not the text "null").
+                captionValue = member.value == "null" ? "" : member.value
             } else {
                 passed.append(TableColumn(name: member.key, value: member.value, isJSON: true))
             }
         }
-        // A caption that is not a JSON string is kept as the JSON it is.
+        // A caption that is another JSON value (a number, an object) is kept as the JSON it is.
         let row = TableRow(caption: captionValue.map { JSONObjectScanner.string($0) ?? $0 }, columns: passed, key: keyValue)
         guard let urlValue else { return .invalid(text: "", reason: "no '\(settings.urlColumn)' member for the URL", row: row) }
         guard let urlText = JSONObjectScanner.string(urlValue)?.trimmingWhitespace else {

@@ -79,13 +79,27 @@ final class ShardWriterTests: XCTestCase {
 
     func testAFinishedShardsResultsSayWhichRowsFailedAndAnUnreadableOneIsNoFinishedShard() {
         let lines = [
-            #"{"url":"http://h/a.jpg","status":"saved","error":null,"key":"k0"}"#,
-            #"{"url":"bad","status":"failed","error":{"class":"invalidInput","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
-            #"{"url":"http://h/c.jpg","status":"failed","error":{"class":"http","message":"HTTP 404"},"key":"k2"}"#,
+            #"{"url":"http://h/a.jpg","status":"saved","http_status":200,"error":null,"key":"k0"}"#,
+            #"{"url":"bad","status":"failed","http_status":null,"error":{"class":"invalidInput","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
+            #"{"url":"http://h/c.jpg","status":"failed","http_status":404,"error":{"class":"http","message":"HTTP 404"},"key":"k2"}"#,
         ]
-        XCTAssertEqual(FinishedShard.failures(in: Array((lines.joined(separator: "\n") + "\n").utf8)),
-                       [1: DownloadError(.invalidInput, "not a valid URL: \"bad\""), 2: DownloadError(.http, "HTTP 404")])
-        XCTAssertNil(FinishedShard.failures(in: Array((lines[0] + "\n{\"url\":\n").utf8)), "a torn line")
-        XCTAssertNil(FinishedShard.failures(in: Array(#"{"status":"failed","error":null}"#.utf8)), "a failure without its error")
+        let file = Array((lines.joined(separator: "\n") + "\n").utf8)
+        XCTAssertEqual(FinishedShard.failures(in: file, rows: 3),
+                       [1: .init(error: DownloadError(.invalidInput, "not a valid URL: \"bad\""), httpStatus: nil),
+                        2: .init(error: DownloadError(.http, "HTTP 404"), httpStatus: 404)])
+        XCTAssertNil(FinishedShard.failures(in: file, rows: 4), "a results file short of the stats file's rows")
+        XCTAssertNil(FinishedShard.failures(in: Array((lines[0] + "\n{\"url\":\n").utf8), rows: 2), "a torn line")
+        XCTAssertNil(FinishedShard.failures(in: Array(#"{"status":"failed","error":null}"#.utf8), rows: 1), "a failure without its error")
+    }
+
+    func testAShardWithARowThatFailedForWantOfDiskIsNotFinished() throws {
+        let writer = ShardWriter(shard: 0, directory: directory, pixelExtension: nil)
+        _ = writer.add(try savedRow([1], line: 1), key: "k1")
+        try writer.commit(inputDigest: "d", settings: "s")
+        XCTAssertNotNil(FinishedShard.read(shard: 0, in: directory))
+        let results = directory + "/000000.jsonl"
+        let line = #"{"url":"http://h/a.jpg","status":"failed","http_status":200,"error":{"class":"filesystem","message":"No space left on device"}}"#
+        try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: results))
+        XCTAssertNil(FinishedShard.read(shard: 0, in: directory), "a retry after exit 75 must fetch the shard again")
     }
 }
