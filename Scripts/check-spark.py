@@ -148,7 +148,7 @@ def check_shards(base, expected_samples):
 
 
 def identity(rows):
-    return sorted((r["input_row"], r["url"], r["key"], tuple(r["paths"])) for r in rows)
+    return sorted((r["input_line"], r["url"], r["key"], tuple(r["paths"]), r["error_message"] or "") for r in rows)
 
 
 def main():
@@ -179,9 +179,21 @@ def main():
 def checks(spark, nginx, scratch):
     dataset = ["--output-format", "webdataset", "--shard-samples", "100"]
     bad = ["not-a-url", "ftp://127.0.0.1/a.jpg", "http://", "http://127.0.0.1:1/ x=y", "http://[::1"]
-    lines = [nginx.url(f"/i/p-{n:04d}.jpg") for n in range(2000)]
+    lines = [nginx.url(f"/i/p-{n:04d}.jpg") for n in range(1990)]
+    # URLs that libcurl normalizes: the partition must still be that of `imgfetch --shard`.
+    port = nginx.port
+    lines += [f"HTTP://127.0.0.1:{port}/i/p-9001.jpg", f"http://127.0.0.1:{port}/i/x/../p-9002.jpg",
+              f"http://127.0.0.1:{port}/i/p-9003.jpg#fragment", f"http://127.1:{port}/i/p-9004.jpg",
+              f"http://127.0.0.1:{port}/i/./p-9005.jpg", f"http://LOCALHOST:{port}/i/p-9006.jpg",
+              f"  http://127.0.0.1:{port}/i/p-9007.jpg", f"http://127.0.0.1:{port}/i/p-9008.jpg?q=1",
+              f"http://127.0.0.1:{port}/i/p-9009.jpg\tpriority=high", f"http://localhost:{port}/i/p-9010.jpg out=x.jpg"]
     for at, text in zip((3, 500, 1000, 1500, 1999), bad):
         lines.insert(at, text)
+    urls = [spark_fetch.text_line_url(line) for line in lines]
+    for url in urls:
+        slow = spark_fetch.CurlURL().parse(url.strip())
+        fast = spark_fetch._already_normal(url.strip())
+        check(fast is None or fast == slow, f"{url}: the fast path gives {fast}, libcurl {slow}")
     list_path = f"{scratch}/urls.txt"
     with open(list_path, "w") as out:
         out.write("# a comment, and a blank line: not items\n\n" + "\n".join(lines) + "\n")
@@ -191,21 +203,26 @@ def checks(spark, nginx, scratch):
     spark_fetch.run(args, spark)
     rows = results(spark, args)
     check(len(rows) == 2005, f"{len(rows)} result rows for 2005 items")
-    check(sorted(r["input_row"] for r in rows) == list(range(2005)), "input rows not each reported once")
+    check(sorted(r["input_line"] for r in rows) == list(range(3, 2008)), "list lines not each reported once")
+    check({r["input_file"] for r in rows} == {"file:" + list_path}, f"input files {({r['input_file'] for r in rows})}")
+    by_line = {r["input_line"]: r for r in rows}
+    check(by_line[3]["url"] == lines[0] and by_line[6]["url"] == "not-a-url", "results matched to the wrong lines")
     statuses = Counter(r["status"] for r in rows)
     check(statuses == Counter(saved=2000, failed=5), f"statuses {dict(statuses)}")
     requests = nginx.requests()
     check(len(requests) == 2000 and set(requests.values()) == {1},
           f"{len(requests)} URLs requested, counts {Counter(requests.values())}")
-    valid = {url for url in lines if url.startswith(nginx.url("/i/"))}
     for k in range(4):
         listed = subprocess.run([IMGFETCH, list_path, "--shard", f"{k}/4", "--cache-policy", "only-if-cached",
                                  "-o", f"{scratch}/empty-{k}", "--jsonl", "-q"], capture_output=True, text=True)
-        wanted = {json.loads(line)["url"] for line in listed.stdout.splitlines()} & valid
-        got = {r["url"] for r in rows if r["partition"] == k and r["status"] == "saved"}
-        check(wanted == got, f"partition {k} holds {len(got)} URLs, imgfetch --shard {k}/4 takes {len(wanted)}")
+        wanted = {json.loads(line)["line"]["line"] for line in listed.stdout.splitlines()
+                  if json.loads(line)["error"]["class"] != "invalidInput"}
+        got = {r["input_line"] for r in rows if r["partition"] == k and r["status"] == "saved"}
+        check(wanted == got, f"partition {k} holds lines {sorted(got - wanted)[:5]}…, imgfetch --shard {k}/4 takes "
+                             f"{sorted(wanted - got)[:5]}…")
     check_shards(args.output, 2000)
-    print("check-spark: 1. 2005 rows, partition K = --shard K/4, each URL requested once, tars whole")
+    print("check-spark: 1. 2005 rows with their list lines, partition K = --shard K/4 (normalized URLs too), "
+          "each URL requested once, tars whole")
 
     # 2. The same job again: no image request, the same rows.
     before = nginx.requests()
@@ -219,24 +236,21 @@ def checks(spark, nginx, scratch):
 
     # 3. Empty partitions and a partition of only bad lines (bad lines are placed by their row and
     # text, which spark_fetch.partition_of also gives them).
-    good = [nginx.url("/i/p-7001.jpg"), nginx.url("/i/p-7002.jpg")]
-    taken = {spark_fetch.partition_of(url, "", 8, "url") for url in good}
-    small = list(good)
-    candidates = (f"bad line {n}" for n in range(1000))
-    while len(small) < 5:
-        text = next(candidates)
-        if spark_fetch.shard_of(f"{len(small)}\t{text.split()[0]}", 8) not in taken:
-            small.append(text)
+    # The bad lines are in a list of their own, without the port in it, so that their partitions
+    # do not change from run to run: they take 4 partitions of 16, which 2 URLs cannot all share.
     with open(f"{scratch}/small.txt", "w") as out:
-        out.write("\n".join(small) + "\n")
-    args = job([f"{scratch}/small.txt"], f"{scratch}/small-out", 8, dataset)
+        out.write(nginx.url("/i/p-7001.jpg") + "\n" + nginx.url("/i/p-7002.jpg") + "\n")
+    with open(f"{scratch}/bad.txt", "w") as out:
+        out.write("".join(f"bad line {n}\n" for n in range(6)))
+    args = job([f"{scratch}/small.txt", f"{scratch}/bad.txt"], f"{scratch}/small-out", 16, dataset)
     spark_fetch.run(args, spark)
     rows = results(spark, args)
-    check(len(rows) == 5 and Counter(r["status"] for r in rows) == Counter(saved=2, failed=3), f"rows: {rows}")
+    check(len(rows) == 8 and Counter(r["status"] for r in rows) == Counter(saved=2, failed=6), f"rows: {rows}")
     by_partition = Counter(r["partition"] for r in rows)
     only_bad = [p for p in by_partition if all(r["status"] == "failed" for r in rows if r["partition"] == p)]
-    check(len(by_partition) < 8 and only_bad, f"partitions {dict(by_partition)}: no empty or no bad-only one")
-    print(f"check-spark: 3. {8 - len(by_partition)} empty partitions and {len(only_bad)} of only bad lines: 5 rows")
+    check(len({r["partition"] for r in rows if r["status"] == "failed"}) >= 3, "the bad lines share too few partitions")
+    check(len(by_partition) < 16 and only_bad, f"partitions {dict(by_partition)}: no empty or no bad-only one")
+    print(f"check-spark: 3. {16 - len(by_partition)} empty partitions and {len(only_bad)} of only bad lines: 8 rows")
 
     # 4. A worker killed mid-shard: Spark retries the task, and the output is whole.
     slow = [nginx.url(f"/slow/p-{n:04d}.jpg") for n in range(300)]
@@ -258,7 +272,7 @@ def checks(spark, nginx, scratch):
 
     # 5. Two attempts of one partition at once.
     args = job([list_path], f"{scratch}/twice", 4, dataset)
-    _, partitions = spark_fetch.partition_lines(spark, args)
+    _, partitions, _ = spark_fetch.partition_lines(spark, args)
     items = partitions.glom().collect()[1][2:]
     command = shlex.split(spark_fetch.worker_command(args))
     header = f"00001\n{IMGFETCH}\n"
@@ -270,7 +284,9 @@ def checks(spark, nginx, scratch):
         feed.start()
     outputs = [w.communicate()[0] for w in workers]
     check([w.returncode for w in workers] == [0, 0], f"exit codes {[w.returncode for w in workers]}")
-    check(all(len(out.splitlines()) == len(items) for out in outputs), "a worker did not report every item")
+    reported = sum(1 for line in items if spark_fetch.text_line_url(line))  # not blank lines and comments
+    check(all(len(out.splitlines()) == reported for out in outputs), f"a worker did not report every item: "
+          f"{[len(out.splitlines()) for out in outputs]} lines for {reported}")
     first, twice = sorted(glob.glob(f"{scratch}/out/part-00001/*.tar")), sorted(glob.glob(f"{scratch}/twice/part-00001/*.tar"))
     check([os.path.basename(t) for t in first] == [os.path.basename(t) for t in twice] and first,
           f"shards {twice} against {first}")
@@ -278,6 +294,43 @@ def checks(spark, nginx, scratch):
         check(open(a, "rb").read() == open(b, "rb").read(), f"{b} differs from the single attempt's")
     check(not [n for n in os.listdir(f"{scratch}/twice/part-00001") if n.startswith(".imgfetch-")], "temp files left")
     print(f"check-spark: 5. two attempts at once: {len(twice)} shards, byte-identical to one attempt's")
+
+    # 6. Tables, each read by Spark and given to the workers as JSON lines; files output.
+    u = [nginx.url(f"/i/p-{n}.jpg") for n in range(8001, 8008)]
+    tables = {
+        "csv": (f'url,caption,score\n{u[0]},"two\nlines",1\n{u[1]},,2\n', {u[0]: "two\nlines", u[1]: ""}),
+        "tsv": (f'url\tcaption\n{u[2]}\t"quoted\n{u[3]}\tplain\n', {u[2]: '"quoted', u[3]: "plain"}),
+        "jsonl": (f'{{"url": "{u[4]}", "caption": null}}\n{{"url": "{u[5]}", "caption": "c", "n": 1e999}}\nnot json\n',
+                  {u[4]: "", u[5]: "c", "": None}),
+    }
+    for name, (text, captions) in tables.items():
+        with open(f"{scratch}/table.{name}", "w") as out:
+            out.write(text)
+    spark.createDataFrame([(bytearray(u[6].encode()), "p", float("nan"))], "url binary, caption string, score double") \
+        .write.parquet(f"{scratch}/table.parquet")
+    tables["parquet"] = (None, {u[6]: "p"})
+    for name, (_, captions) in tables.items():
+        args = job([f"{scratch}/table.{name}"], f"{scratch}/table-{name}", 2, [], input_format=name, caption_column="caption")
+        spark_fetch.run(args, spark)
+        rows = results(spark, args)
+        got = {r["url"]: json.loads(r["result"]).get("caption") for r in rows}
+        check(got == captions, f"{name}: captions {got}, expected {captions}")
+        saved = [r for r in rows if r["status"] == "saved"]
+        check(len(saved) == len([c for c in captions if c]), f"{name}: {len(saved)} saved of {len(rows)}")
+        files = [f for part in glob.glob(f"{scratch}/table-{name}/part-*") for f in os.listdir(part) if f.endswith(".jpg")]
+        check(len(files) == len(saved), f"{name}: {len(files)} files for {len(saved)} saved rows")
+    check(next(r for r in results(spark, args) if True)["input_line"] == 1, "parquet record number")
+    print("check-spark: 6. CSV, TSV, JSON Lines and Parquet lists: a row per record, captions as imgfetch reads them")
+
+    # 7. Options the workers cannot take, and a usage error, stop the job before it starts.
+    for bad_options, code in ((["-o", "/elsewhere"], None), (["--bogus"], 2)):
+        try:
+            spark_fetch.run(job([list_path], f"{scratch}/refused", 2, bad_options), spark)
+            check(False, f"{bad_options} were accepted")
+        except SystemExit as stop:
+            check(code is None or stop.code == code, f"{bad_options}: exit {stop.code}")
+        check(not os.path.exists(f"{scratch}/refused"), f"{bad_options}: the job started")
+    print("check-spark: 7. reserved worker options and usage errors stop the job before it starts")
 
 
 def kill_mid_shard(part, killed):

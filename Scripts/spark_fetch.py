@@ -5,52 +5,61 @@
     spark-submit --master yarn Scripts/spark_fetch.py s3a://b/urls.parquet --input-format parquet \\
         --url-column url -o /shared/out --imgfetch /opt/imgfetch/bin/imgfetch
 
-The flow, one direction:
+The flow, one direction (docs/CLUSTER.md has the reasons):
   1. Spark reads the lists (text, CSV/TSV, JSON Lines or Parquet) on the executors; nothing is
-     collected to the driver (img2dataset #338).
-  2. Each item gets its input position and its partition: the same function of the URL as
-     `imgfetch --shard K/N` (the first 8 bytes of the SHA-256 of libcurl's normalized URL, or of the
-     lowercased host with --shard-by host, big-endian, modulo N), so partition K holds exactly the
-     items that `--shard K/N` would take. Within a partition items keep their input order, so a
-     re-run gives every partition the same rows in the same order (the same sample keys).
-  3. Each partition is piped through one imgfetch worker with RDD.pipe(checkCode=True) and an empty
-     environment. The worker runs with --failures-are-data: failed items are data (exit 0), and
-     exit 75 (a full disk, an unwritable output, a signal) fails the task, which Spark retries.
-     Partition K writes to OUTPUT/part-K (its own directory, its own cache index).
-  4. The workers' result lines (one per input item) become a DataFrame, written as Parquet, and the
-     driver prints a summary read back from it.
+     collected to the driver (img2dataset #338). Each line or record is tagged with its place:
+     (list file, input split, offset in the split).
+  2. Each item goes to the partition that `imgfetch --shard K/N` would give it (the first 8 bytes
+     of the SHA-256 of libcurl's normalized URL, or of the lowercased host with --shard-by host,
+     big-endian, modulo N). Within a partition items are sorted by their place, so a re-run gives
+     every worker the same lines in the same order (the same shards, the same sample keys).
+  3. Each partition is piped through one imgfetch worker: RDD.pipe(checkCode=True). Partition K
+     writes OUTPUT/part-K. The worker runs with --failures-are-data: failed items are data
+     (exit 0); exit 75 (a full disk, an unwritable output, a signal) fails the task, which Spark
+     retries.
+  4. The workers' result lines are matched to their input lines by the line number each result
+     carries (line n of a worker's stdin is the partition's n-th line), written as Parquet with
+     the list file and line of every item, and the driver prints a summary read back from it.
 """
 import argparse
 import ctypes
 import ctypes.util
 import hashlib
-import json
 import os
+import re
 import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
-RESULT_FIELDS = [
-    # (column, Spark type, how to read it from a result line)
-    ("partition", "int"),
-    ("input_file", "string"),
-    ("input_row", "bigint"),
-    ("url", "string"),
-    ("status", "string"),
-    ("error_class", "string"),
-    ("error_message", "string"),
-    ("http_status", "int"),
-    ("bytes", "bigint"),
-    ("format", "string"),
-    ("width", "int"),
-    ("height", "int"),
-    ("key", "string"),
-    ("paths", "array<string>"),
-    ("result", "string"),
-]
+# Options spark-fetch gives every worker itself, which options after `--` must not change.
+RESERVED = {
+    "-o": "spark-fetch's -o", "--output-dir": "spark-fetch's -o", "--input-format": "spark-fetch's --input-format",
+    "--url-column": "spark-fetch's --url-column", "--caption-column": "spark-fetch's --caption-column",
+    "--key-column": "spark-fetch's --key-column", "--shard": "spark-fetch's partitions",
+    "--shard-by": "spark-fetch's --shard-by", "--jsonl": "spark-fetch", "--failures-are-data": "spark-fetch",
+    "--report": "the results Parquet (every worker would write one file)",
+    "--gallery": "nothing (every worker would write one page)", "--progress": "spark-fetch",
+    "--help": "nothing", "--version": "nothing", "--man": "nothing", "--completions": "nothing",
+}
 
-# The columns spark-fetch adds to each row it gives imgfetch; the results carry them back.
-INPUT_FILE, INPUT_ROW = "_input_file", "_input_row"
+# What the workers may inherit from the driver's environment (RDD.pipe gives them none otherwise).
+PASSED_ENVIRONMENT = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                      "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "TMPDIR")
+
+# The result columns: name, Spark type.
+RESULT_COLUMNS = [
+    ("partition", "int"), ("input_file", "string"), ("input_line", "bigint"), ("url", "string"),
+    ("status", "string"), ("error_class", "string"), ("error_message", "string"), ("http_status", "int"),
+    ("bytes", "bigint"), ("format", "string"), ("width", "int"), ("height", "int"), ("key", "string"),
+    ("paths", "array<string>"), ("result", "string"),
+]
+# What is read from a result line (imgfetch's --jsonl), by Spark's from_json.
+RESULT_LINE_SCHEMA = ("url string, status string, error struct<class: string, message: string>, http_status int, "
+                      "bytes bigint, format string, width int, height int, key string, paths array<string>, "
+                      "line struct<line: bigint>")
 
 
 class CurlURL:
@@ -100,104 +109,222 @@ class CurlURL:
             self.lib.curl_url_cleanup(handle)
 
 
+
+
 def shard_of(text, count):
     """imgfetch's ShardSelector.shard(of:count:)."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).digest()
     return int.from_bytes(digest[:8], "big") % count
 
 
+# A URL that libcurl's normalization leaves as it is: lowercase scheme and host name (not an IP
+# address, which libcurl may rewrite, unless a plain dotted quad), no default port, a path with
+# no dot segment, no fragment, no userinfo, only unreserved and reserved ASCII. Such URLs (most
+# of any list) are hashed without calling libcurl; everything else goes through it.
+_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_NORMAL = re.compile(r"(https?)://(" + _LABEL + r"(?:\." + _LABEL + r")*)(?::([1-9][0-9]{0,4}))?"
+                     r"(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?")
+_QUAD = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
+_DEFAULT_PORT = {"http": "80", "https": "443"}
+
+
+def _already_normal(url):
+    match = _NORMAL.fullmatch(url)
+    if not match:
+        return None
+    scheme, host, port, path = match.group(1), match.group(2), match.group(3), match.group(4)
+    if host[host.rfind(".") + 1:][:1].isdigit() and not _QUAD.fullmatch(host):
+        return None  # maybe an IPv4 address in another form
+    if port and (port == _DEFAULT_PORT[scheme] or int(port) > 65535):
+        return None
+    if "/./" in path or "/../" in path or path.endswith(("/.", "/..")):
+        return None
+    return url, host
+
+
 _curl = None
+
+
+def parse_url(text):
+    """(normalized URL, host) as imgfetch's ParsedURL gives them, or None when imgfetch would not
+    take the text as a URL. The text is trimmed as imgfetch trims a table cell."""
+    global _curl
+    text = text.strip(" \t\r\n")
+    fast = _already_normal(text)
+    if fast:
+        return fast
+    if _curl is None:
+        _curl = CurlURL()
+    return _curl.parse(text)
 
 
 def partition_of(url, fallback, count, by):
     """The partition of an item: that of `imgfetch --shard K/N` for a URL imgfetch takes; for
-    anything else (not a URL, no URL) that of `fallback`, the item's position and text."""
-    global _curl
-    if _curl is None:
-        _curl = CurlURL()
-    parsed = _curl.parse(url) if isinstance(url, str) and url else None
+    anything else (not a URL, no URL) that of `fallback`, the item's place and text."""
+    parsed = parse_url(url) if isinstance(url, str) and url else None
     if parsed is None:
         return shard_of(fallback, count)
     return shard_of(parsed[1] if by == "host" else parsed[0], count)
 
 
-def records(spark, args):
-    """The input as an RDD of (input row, JSON line for imgfetch, the partition key of a line without
-    a URL imgfetch takes: its row and text, URL for what is not a URL), in input order."""
+def text_line_url(line):
+    """The URL of a text list's line, as imgfetch's ListLineParser finds it: the first field, fields
+    being separated by spaces and tabs; None for a blank line or a comment."""
+    stripped = line.rstrip("\r").lstrip(" \t")
+    if not stripped or stripped.startswith("#"):
+        return None
+    end = len(stripped)
+    for separator in (" ", "\t"):
+        at = stripped.find(separator)
+        if at != -1:
+            end = min(end, at)
+    return stripped[:end]
+
+
+def jsonl_url(line, column):
+    import json
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    url = value.get(column) if isinstance(value, dict) else None
+    return url if isinstance(url, str) else None
+
+
+def list_files(spark, patterns):
+    """The list files, in the order given: each argument a path, a directory (its files) or a glob
+    (its matches, sorted), as Spark's readers take them."""
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    files = []
+    for pattern in patterns:
+        path = jvm.org.apache.hadoop.fs.Path(pattern)
+        fs = path.getFileSystem(conf)
+        statuses = fs.globStatus(path) or []
+        found = []
+        for status in statuses:
+            if status.isDirectory():
+                found += [child.getPath().toString() for child in fs.listStatus(status.getPath())
+                          if child.isFile() and not child.getPath().getName().startswith((".", "_"))]
+            else:
+                found.append(status.getPath().toString())
+        if not found:
+            raise SystemExit(f"spark-fetch: no list at '{pattern}'")
+        files += sorted(found)
+    return files
+
+
+def read_list(spark, path, args):
+    """One list file as an RDD of (line for the worker, its URL or None)."""
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
-    url_column = args.url_column
+    sc = spark.sparkContext
     if args.input_format == "txt":
-        frame = spark.read.text(args.lists).withColumn("file", F.input_file_name())
-
-        def to_record(row):
-            line = row.value.strip(" \t\r")
-            if not line or line.startswith("#"):
-                return None  # blank lines and comments are not items, as in imgfetch
-            url = line.split(None, 1)[0]
-            return {"url": url, INPUT_FILE: row.file}
-    elif args.input_format == "jsonl":
-        frame = spark.read.text(args.lists).withColumn("file", F.input_file_name())
-
-        def to_record(row):
-            if not row.value.strip():
-                return None
-            try:
-                value = json.loads(row.value)
-            except ValueError:
-                value = None
-            if not isinstance(value, dict):
-                return {"__raw__": row.value, INPUT_FILE: row.file}  # imgfetch reports why
-            value[INPUT_FILE] = row.file
-            return value
+        return sc.textFile(path).map(lambda line: (line, text_line_url(line)))
+    if args.input_format == "jsonl":
+        column = args.url_column
+        return sc.textFile(path).map(lambda line: (line, jsonl_url(line, column)))
+    if args.input_format == "parquet":
+        frame = spark.read.parquet(path)
     else:
-        if args.input_format in ("csv", "tsv"):
-            frame = (spark.read.option("header", True).option("multiLine", True).option("escape", '"')
-                     .option("sep", "\t" if args.input_format == "tsv" else ",").csv(args.lists))
+        reader = spark.read.option("header", True).option("mode", "PERMISSIVE")
+        if args.input_format == "tsv":
+            # imgfetch's TSV has no quoting: a '"' is text, and a row is one line.
+            reader = reader.option("sep", "\t").option("quote", "").option("escape", "")
         else:
-            frame = spark.read.parquet(*args.lists)
-        if url_column not in frame.columns:
-            raise SystemExit(f"spark-fetch: the input has no column '{url_column}' (its columns: "
-                             f"{', '.join(frame.columns)}); give --url-column")
-        frame = frame.withColumn(INPUT_FILE, F.input_file_name())
-
-        def to_record(row):
-            return row.asDict(recursive=True)
-
-    def stringify(value):
-        return value if value is None or isinstance(value, (str, int, float, bool, list, dict)) else str(value)
-
-    def finish(pair):
-        record, index = pair
-        if "__raw__" in record:
-            return index, record["__raw__"], f"{index}\t{record['__raw__']}", None
-        record = {k: stringify(v) for k, v in record.items()}
-        record[INPUT_ROW] = index
-        url = record.get(url_column)
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        return index, line, f"{index}\t{url}", url
-
-    rows = frame.rdd.map(to_record).filter(lambda r: r is not None).zipWithIndex()
-    return rows.map(finish)
+            reader = reader.option("multiLine", True).option("escape", '"')
+        frame = reader.csv(path)
+    if args.url_column not in frame.columns:
+        raise SystemExit(f"spark-fetch: list '{path}' has no column '{args.url_column}' for the URLs "
+                         f"(its columns: {', '.join(frame.columns)}); give --url-column")
+    columns = []
+    for field in frame.schema.fields:
+        column = F.col(f"`{field.name}`")
+        if isinstance(field.dataType, T.BinaryType):
+            column = column.cast("string")  # UTF-8 text, as the worker wants it
+        elif isinstance(field.dataType, (T.DoubleType, T.FloatType)):
+            # JSON has no NaN or infinity; the worker would refuse the whole line.
+            column = F.when(F.isnan(column) | (F.abs(column) == float("inf")), None).otherwise(column)
+        elif args.input_format != "parquet":
+            column = F.coalesce(column, F.lit(""))  # an empty CSV field is "" to imgfetch, not null
+        columns.append(column.alias(field.name))
+    url = F.col(f"`{args.url_column}`")
+    return frame.select(F.to_json(F.struct(*columns)), F.when(url.isNotNull(), url.cast("string"))).rdd \
+        .map(lambda row: (row[0], row[1]))
 
 
-def worker_command(args):
-    """The pipe's command. RDD.pipe runs one command for every partition, so a partition's first
-    two lines tell the shell its number and where Spark put the binary; the rest is the list."""
-    options = ["--input-format", "jsonl", "--url-column", "url" if args.input_format == "txt" else args.url_column,
-               "--jsonl", "--failures-are-data", "--progress", "none"]
+def placed_lines(spark, args, files):
+    """(N, the RDD of (place, line) in N partitions): partition K holds the lines whose items
+    `--shard K/N` takes, sorted by place = (partition, list file, input split, offset in the split)."""
+    sc = spark.sparkContext
+    count = args.partitions or sc.defaultParallelism
+    by = args.shard_by
+    tagged = []
+    for ordinal, path in enumerate(files):
+        def tag(split, lines, ordinal=ordinal):
+            for offset, (line, url) in enumerate(lines):
+                place = (ordinal, split, offset)
+                yield (partition_of(url, f"{ordinal}:{split}:{offset}\t{line}", count, by),) + place, line
+        tagged.append(read_list(spark, path, args).mapPartitionsWithIndex(tag))
+    everything = sc.union(tagged) if len(tagged) > 1 else tagged[0]
+    # A shuffle delivers a partition's lines in any order; sorted by place, a re-run gives each
+    # worker the same lines in the same order.
+    return count, everything.repartitionAndSortWithinPartitions(count, partitionFunc=lambda key: key[0])
+
+
+def worker_options(args):
+    """The worker's options: the user's (after `--`), then spark-fetch's own."""
+    options = list(args.imgfetch_options)
+    options += ["--input-format", "txt" if args.input_format == "txt" else "jsonl", "--jsonl",
+                "--failures-are-data", "--progress", "none"]
+    if args.input_format != "txt":
+        options += ["--url-column", args.url_column]
     if args.caption_column:
         options += ["--caption-column", args.caption_column]
     if args.key_column:
         options += ["--key-column", args.key_column]
-    script = ('IFS= read -r part && IFS= read -r bin && exec "$bin" - -o "$0/part-$part" "$@"')
-    return shlex.join(["/bin/sh", "-c", script, args.output] + options + args.imgfetch_options)
+    return options
+
+
+def worker_command(args):
+    """The pipe's command. RDD.pipe runs one command for every partition, so a partition's first
+    two lines tell the shell its number and where Spark put the binary; the rest is its list."""
+    script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"'
+    return shlex.join(["/bin/sh", "-c", script, args.output] + worker_options(args))
+
+
+def worker_environment():
+    return {name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ}
+
+
+def check_passed_options(options):
+    for option in options:
+        name = option.split("=", 1)[0]
+        if name.startswith("-o") and not name.startswith("--"):
+            name = "-o"
+        if name in RESERVED:
+            raise SystemExit(f"spark-fetch: '{option}' cannot be given to the workers: it is set by {RESERVED[name]}")
+
+
+def preflight(args):
+    """Runs the worker's options once on the driver, on an empty list: a usage error (exit 2),
+    which every task would repeat, stops the job before it starts."""
+    binary = args.imgfetch or shutil.which("imgfetch")
+    if not binary:
+        return
+    with tempfile.TemporaryDirectory(prefix="spark-fetch-") as scratch:
+        done = subprocess.run([binary, "-"] + worker_options(args) + ["-o", os.path.join(scratch, "out")],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={})
+    if done.returncode == 2:
+        sys.stderr.write(done.stderr.decode("utf-8", "replace"))
+        print("spark-fetch: the worker's options are not usable (imgfetch exited 2); nothing was started", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="spark-fetch", description=__doc__.split("\n\n")[0],
                                      usage="%(prog)s LIST... -o OUTPUT [options] [-- IMGFETCH-OPTIONS...]")
-    parser.add_argument("lists", nargs="+", metavar="LIST", help="URL lists: paths or URIs Spark can read")
+    parser.add_argument("lists", nargs="+", metavar="LIST", help="URL lists: paths, directories, globs or URIs Spark reads")
     parser.add_argument("-o", "--output", required=True,
                         help="where partition K writes: OUTPUT/part-K (a local or shared directory)")
     parser.add_argument("--results", help="the results' Parquet directory (default OUTPUT/results.parquet)")
@@ -209,7 +336,8 @@ def parse_args(argv):
     parser.add_argument("--shard-by", choices=["url", "host"], default="url")
     parser.add_argument("--imgfetch", help="the imgfetch binary to ship to the workers (sc.addFile); "
                         "default: imgfetch on the workers' PATH")
-    parser.add_argument("--master", help="Spark's master (default: spark-submit's, or local[*])")
+    parser.add_argument("--master", help="Spark's master (default: spark-submit's, or local[*,4]: a failed task is "
+                        "tried 4 times, as on a cluster)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
     if "--" in argv:
         at = argv.index("--")
@@ -217,11 +345,15 @@ def parse_args(argv):
     else:
         passed = []
     args = parser.parse_args(argv)
+    check_passed_options(passed)
     args.imgfetch_options = passed
     if args.partitions is not None and not 1 <= args.partitions <= 1_000_000:
         parser.error("--partitions must be from 1 to 1000000")
-    if "://" not in args.output:
-        args.output = os.path.abspath(args.output)
+    if args.output.startswith("file:"):
+        args.output = re.sub(r"^file:(//)?", "", args.output)
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", args.output):
+        parser.error(f"-o {args.output}: the workers write to a directory (a local or shared file system path)")
+    args.output = os.path.abspath(args.output)
     args.results = args.results or os.path.join(args.output, "results.parquet")
     return args
 
@@ -231,93 +363,110 @@ def main(argv=None):
 
 
 def session(args):
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName("imgfetch spark-fetch")
     if args.master:
         builder = builder.master(args.master)
+    elif not SparkConf().contains("spark.master"):
+        builder = builder.master("local[*,4]")
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
     return builder.getOrCreate()
 
 
+def _escaped(path):
+    """A path as itself, not as a Hadoop glob ("out[2]" is a directory, not a pattern)."""
+    return re.sub(r"([\\*?\[\]{}])", r"\\\1", path)
+
+
 def partition_lines(spark, args):
-    """(N, the RDD of N partitions that are piped): partition K holds its number, the binary's path
-    on the executor, then the JSON line of each of its items in input order."""
+    """(N, the RDD that is piped, the places of its lines): partition K holds its number, the
+    binary's path on the executor, then its lines."""
     sc = spark.sparkContext
-    count = args.partitions or sc.defaultParallelism
     if __name__ != "__main__":
         # Imported (by a test, or another job): the workers need the module the functions are in.
         sc.addPyFile(os.path.abspath(__file__))
     if args.imgfetch:
         sc.addFile(os.path.abspath(args.imgfetch))
     binary_name = os.path.basename(args.imgfetch) if args.imgfetch else None
-    by = args.shard_by
-
-    keyed = records(spark, args).map(lambda r: ((partition_of(r[3], r[2], count, by), r[0]), r[1]))
-    # Partition K gets the items of shard K, sorted by input position: a shuffle delivers them in
-    # any order, and a re-run must give every worker the same rows in the same order.
-    ordered = keyed.repartitionAndSortWithinPartitions(count, partitionFunc=lambda key: key[0])
+    count, ordered = placed_lines(spark, args, list_files(spark, args.lists))
 
     def with_header(index, items):
-        import shutil
         from pyspark import SparkFiles
         yield f"{index:05d}"
         yield SparkFiles.get(binary_name) if binary_name else shutil.which("imgfetch") or "imgfetch"
         for _, line in items:
             yield line
 
-    return count, ordered.mapPartitionsWithIndex(with_header, preservesPartitioning=True)
+    places = ordered.mapPartitionsWithIndex(
+        lambda index, items: ((index, n, key[1], key[2], key[3]) for n, (key, _) in enumerate(items, 1)),
+        preservesPartitioning=True)
+    return count, ordered.mapPartitionsWithIndex(with_header, preservesPartitioning=True), places
 
 
 def run(args, spark=None):
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    preflight(args)
     started = time.monotonic()
     own = spark is None
     spark = spark or session(args)
     ready = time.monotonic()
     try:
-        _, lines = partition_lines(spark, args)
-        piped = lines.pipe(worker_command(args), env={}, checkCode=True)
-        rows = piped.mapPartitionsWithIndex(lambda index, results: (result_row(index, line) for line in results))
-        frame = spark.createDataFrame(rows, schema=", ".join(f"{name} {kind}" for name, kind in RESULT_FIELDS))
-        # The workers run once, for this write; the summary reads the Parquet back.
-        frame.write.mode("overwrite").parquet(args.results)
-        summary(spark, args, ready - started, time.monotonic() - ready)
-        return 0
+        files = list_files(spark, args.lists)
+        _, lines, places = partition_lines(spark, args)
+        piped = lines.pipe(worker_command(args), env=worker_environment(), checkCode=True)
+        results = spark.createDataFrame(piped.mapPartitionsWithIndex(lambda index, out: ((index, line) for line in out)),
+                                        "partition int, result string") \
+            .withColumn("r", F.from_json("result", RESULT_LINE_SCHEMA)) \
+            .withColumn("line", F.col("r.line.line"))
+        sources = spark.createDataFrame(places, "partition int, line bigint, ordinal int, split int, offset bigint")
+        # A line's number in its file: the lines of the file's earlier splits, plus its offset.
+        splits = sources.groupBy("ordinal", "split").agg(F.max("offset").alias("last")) \
+            .withColumn("start", F.coalesce(F.sum(F.col("last") + 1).over(
+                Window.partitionBy("ordinal").orderBy("split").rowsBetween(Window.unboundedPreceding, -1)), F.lit(0)))
+        names = spark.createDataFrame(list(enumerate(files)), "ordinal int, input_file string")
+        joined = results.join(sources, ["partition", "line"], "inner") \
+            .join(F.broadcast(splits.select("ordinal", "split", "start")), ["ordinal", "split"]) \
+            .join(F.broadcast(names), ["ordinal"]) \
+            .select(F.col("partition"), F.col("input_file"), (F.col("start") + F.col("offset") + 1).alias("input_line"),
+                    F.col("r.url").alias("url"), F.col("r.status").alias("status"),
+                    F.col("r.error.class").alias("error_class"), F.col("r.error.message").alias("error_message"),
+                    F.col("r.http_status").alias("http_status"), F.col("r.bytes").alias("bytes"),
+                    F.col("r.format").alias("format"), F.col("r.width").alias("width"), F.col("r.height").alias("height"),
+                    F.col("r.key").alias("key"), F.coalesce(F.col("r.paths"), F.array().cast("array<string>")).alias("paths"),
+                    F.col("result"))
+        # Written beside the old results and renamed over them: a job that fails keeps the last ones.
+        staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
+        joined.write.mode("overwrite").parquet(_escaped(staging))
+        replace(spark, staging, args.results)
+        return summary(spark, args, ready - started, time.monotonic() - ready)
     finally:
         if own:
             spark.stop()
 
 
-def result_row(partition, line):
-    value = json.loads(line)
-    columns = value.get("columns") or {}
-    error = value.get("error") or {}
-    row = {
-        "partition": partition,
-        "input_file": columns.get(INPUT_FILE),
-        "input_row": columns.get(INPUT_ROW),
-        "url": value.get("url"),
-        "status": value.get("status"),
-        "error_class": error.get("class"),
-        "error_message": error.get("message"),
-        "http_status": value.get("http_status"),
-        "bytes": value.get("bytes"),
-        "format": value.get("format"),
-        "width": value.get("width"),
-        "height": value.get("height"),
-        "key": value.get("key"),
-        "paths": value.get("paths") or [],
-        "result": line,
-    }
-    return tuple(row[name] for name, _ in RESULT_FIELDS)
+def replace(spark, staging, final):
+    jvm = spark._jvm
+    conf = spark._jsc.hadoopConfiguration()
+    target = jvm.org.apache.hadoop.fs.Path(final)
+    fs = target.getFileSystem(conf)
+    if fs.exists(target):
+        fs.delete(target, True)
+    if not fs.rename(jvm.org.apache.hadoop.fs.Path(staging), target):
+        raise SystemExit(f"spark-fetch: could not rename {staging} to {final}")
 
 
 def summary(spark, args, startup, seconds):
+    """Prints the summary, read back from the Parquet (so the workers ran once); 1 when an item
+    has no result, else 0."""
     from pyspark.sql import functions as F
 
-    results = spark.read.parquet(args.results)
+    results = spark.read.parquet(_escaped(args.results))
     counts = {row.status: row["count"] for row in results.groupBy("status").count().collect()}
     total = sum(counts.values())
     parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("saved", "fresh", "skipped", "failed", "cancelled")
@@ -325,6 +474,7 @@ def summary(spark, args, startup, seconds):
     fetched = results.agg(F.sum("bytes")).first()[0] or 0
     print(f"spark-fetch: {total} items: {parts}; {fetched} B; Spark start-up {startup:.1f} s, job {seconds:.1f} s; "
           f"results in {args.results}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import rerun  # noqa: E402
 import wan  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
 from server import Server  # noqa: E402
-from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Img2datasetShards, Imgfetch, Tool, Wget2, versions  # noqa: E402
+from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Img2datasetShards, Imgfetch, SparkFetch, Tool, Wget2, versions  # noqa: E402
 
 FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS,
               "mixed": 2000}
@@ -140,7 +140,7 @@ def run_scenario(scenario: Scenario, bench_dir: str, server: Server) -> None:
                                       f"{scenario.budget:.0f} s).")
                 break
     for tool in available:
-        scenario.results[tool.name] = Summary(runs[tool.name], scenario.expected_files)
+        scenario.results[tool.name] = Summary(runs[tool.name], tool.expected_files or scenario.expected_files)
     others = [r.other_cpu for rs in runs.values() for r in rs]
     scenario.other_cpu = statistics.median(others) if others else None
 
@@ -252,6 +252,20 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                         "center_crop --thread_count 16 --processes_count 1` (JPEG quality 95 for both, their "
                         "defaults). Files: image members in the output's tars. Throughput per CPU second is "
                         "images ÷ CPU seconds; img2dataset has at most 3 counted runs (time budget)."]))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    one_url = lists.head(tiny_urls, 1)
+    scenarios.append(
+        Scenario("scaleout", f"Scale-out: the {tiny_n:,}-line tiny list through Scripts/spark-fetch on local[2] "
+                 "against one imgfetch process", tiny_urls, "", tiny_n,
+                 [default, SparkFetch(fetch, root), SparkFetch(fetch, root, only_list=(one_url, 1))],
+                 min(counted, 3), 300, out_root=tmpfs_root(), warmup_lists=(lists.head(tiny_urls, 5000), ""),
+                 notes=["`Scripts/spark-fetch LIST -o OUT --partitions 2 --master local[2] --imgfetch BIN -- -j 8 "
+                        "--per-host 8 -q`: Spark reads the list, hashes every URL to its partition (the `--shard` "
+                        "hash), sorts each partition by input position, pipes it through one imgfetch worker each, "
+                        "and writes the results as Parquet; the single process runs `-j 16 --per-host 16`. "
+                        "The same job on a one-URL list measures Spark's fixed cost (JVM, session, the stages, "
+                        "the Parquet write). CPU counts the processes `/usr/bin/time` waited for: the driver, the "
+                        "JVM and the workers it started. Output on tmpfs, as for the tiny list."]))
     wanted = set(args.only.split(",")) if args.only else None
     return [s for s in scenarios if wanted is None or s.key in wanted]
 
@@ -266,7 +280,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,rerun,version, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")

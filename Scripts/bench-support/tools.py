@@ -23,7 +23,10 @@ def _output(command: list[str]) -> str:
 
 
 class Tool:
-    """A named way of running one program on one list. kind: 'fetch' or 'limit' (decode limit)."""
+    """A named way of running one program on one list. kind: 'fetch' or 'limit' (decode limit).
+    expected_files: the files this tool must write, when not the scenario's."""
+
+    expected_files: int | None = None
 
     def __init__(self, name: str, kind: str = "fetch"):
         self.name, self.kind = name, kind
@@ -168,6 +171,30 @@ class DecodeLimit(Tool):
 
     def command(self, urls, paths, out):
         return [self.binary, "-m", self.mode, "-l", paths, *(["-w", out] if self.write_ppm else [])]
+
+
+class SparkFetch(Tool):
+    """Scripts/spark-fetch on Spark's local mode: N partitions, each piped through one imgfetch
+    worker, the scenario's concurrency shared among them. With `only_list`, it fetches that list
+    instead of the scenario's: one URL, for Spark's fixed start-up cost."""
+
+    def __init__(self, binary: str, root: str, partitions: int = 2, only_list: tuple[str, int] | None = None):
+        super().__init__(f"spark-fetch local[{partitions}]" + (", 1 URL (start-up)" if only_list else ""))
+        self.binary, self.root, self.partitions, self.only_list = binary, root, partitions, only_list
+        if only_list:
+            self.expected_files = only_list[1]
+
+    def unavailable(self):
+        if not os.access(os.path.join(self.root, ".venv-spark", "bin", "python"), os.X_OK):
+            return "not installed (Scripts/install-deps --with-spark)"
+        return None
+
+    def command(self, urls, paths, out):
+        each = str(max(1, CONCURRENCY // self.partitions))
+        return [os.path.join(self.root, "Scripts", "spark-fetch"), self.only_list[0] if self.only_list else urls,
+                "-o", out, "--partitions", str(self.partitions), "--master", f"local[{self.partitions}]",
+                "--imgfetch", self.binary, "--conf", "spark.ui.enabled=false",
+                "--", "-j", each, "--per-host", each, "-q"]
 
 
 def versions(imgfetch: str, venv: str) -> dict[str, str]:
