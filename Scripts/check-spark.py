@@ -256,7 +256,7 @@ def checks(spark, nginx, scratch):
     slow = [nginx.url(f"/slow/p-{n:04d}.jpg") for n in range(300)]
     with open(f"{scratch}/slow.txt", "w") as out:
         out.write("\n".join(slow) + "\n")
-    output = f"{scratch}/slow-out"
+    output = f"{scratch}/slow out[1]"  # a space and a Hadoop glob character: paths, not patterns
     args = job([f"{scratch}/slow.txt"], output, 2, ["--output-format", "webdataset", "--shard-samples", "20", "-j", "4"])
     killed = []
     watcher = threading.Thread(target=kill_mid_shard, args=(f"{output}/part-00000", killed), daemon=True)

@@ -442,7 +442,7 @@ def run(args, spark=None):
                     F.col("result"))
         # Written beside the old results and renamed over them: a job that fails keeps the last ones.
         staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
-        joined.write.mode("overwrite").parquet(_escaped(staging))
+        joined.write.mode("overwrite").parquet(staging)  # written paths are not globs; read ones are
         replace(spark, staging, args.results)
         return summary(spark, args, ready - started, time.monotonic() - ready)
     finally:

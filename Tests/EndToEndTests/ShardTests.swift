@@ -64,6 +64,42 @@ final class ShardTests: EndToEndTestCase {
         XCTAssertEqual(workersThatSaved, 1, "one host: one worker took every URL")
     }
 
+    func testWebDatasetWorkersShareOneDirectoryWithDistinctShardNamesAndKeys() throws {
+        let (list, urls) = try sharedList()
+        let shared = scratch.file("shards").path
+        func runAll() throws -> [[String: Any]] {
+            var results: [[String: Any]] = []
+            for k in 0..<3 {
+                let run = try ImgFetchRunner.run([list, "-o", shared, "--output-format", "webdataset", "--shard-samples", "4",
+                                                  "--shard", "\(k)/3", "--jsonl", "-q"])
+                XCTAssertTrue([0, 1].contains(run.exitCode), "worker \(k): \(run.stderr)")
+                results += try run.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            }
+            return results
+        }
+        let results = try runAll()
+        XCTAssertEqual(results.count, urls.count + 1)
+        XCTAssertEqual(results.filter { $0["status"] as? String == "failed" }.count, 1, "the ftp line, in one worker")
+        let keys = results.compactMap { $0["key"] as? String }
+        XCTAssertEqual(Set(keys).count, keys.count, "keys are distinct across workers: \(keys)")
+        XCTAssertTrue(keys.allSatisfy { $0.range(of: #"^[0-2]-\d{6}_\d{6}$"#, options: .regularExpression) != nil }, "\(keys)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: shared).filter { $0.hasSuffix(".tar") }.sorted()
+        XCTAssertTrue(names.contains("0-000000.tar") && names.contains("1-000000.tar") && names.contains("2-000000.tar"), "\(names)")
+        var members: [String] = []
+        for name in names {
+            let listing = try ImgFetchRunner.run(["-tf", shared + "/" + name], executable: URL(fileURLWithPath: "/bin/tar"))
+            members += listing.stdout.split(separator: "\n").filter { $0.hasSuffix(".jpg") }.map(String.init)
+        }
+        XCTAssertEqual(members.count, urls.count, "every URL's sample in one tar or another")
+        XCTAssertEqual(Set(members).count, urls.count)
+
+        // Each worker finds its own finished shards again: no request.
+        let before = try server.requests().count
+        let again = try runAll()
+        XCTAssertEqual(try server.requests().count, before, "finished shards are skipped")
+        XCTAssertEqual(again.filter { $0["status"] as? String == "skipped" }.count, urls.count)
+    }
+
     func testAHalfSetEnvironmentIsAUsageErrorBeforeAnyRequest() throws {
         let (list, _) = try sharedList()
         let run = try ImgFetchRunner.run([list, "-o", outputDirectory], environment: ["JOB_COMPLETION_INDEX": "1"])

@@ -23,6 +23,8 @@ final class DatasetWriter: Sendable {
         let pixelExtension: String?
         /// What else decides a shard's bytes (`ShardInput.settings`), kept in its stats file.
         let fingerprint: String
+        /// The start of every shard's names and generated keys (`ShardNames.prefix`).
+        var namePrefix = ""
     }
 
     /// A finished row, waiting for the rows before it.
@@ -134,7 +136,8 @@ final class DatasetWriter: Sendable {
             return
         }
         if state.shard == nil {
-            state.shard = ShardWriter(shard: shard, directory: settings.directory, pixelExtension: settings.pixelExtension)
+            state.shard = ShardWriter(shard: shard, directory: settings.directory, pixelExtension: settings.pixelExtension,
+                                      namePrefix: settings.namePrefix)
         }
         report = state.shard!.add(report, key: row.key)
         reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))

@@ -7,9 +7,10 @@ import ImgFetchCore
 extension Run {
     func makeDatasetWriter() -> DatasetWriter {
         let pixels = options.saveAs.configuration
-        let settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
+        var settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
+        settings.namePrefix = ShardNames.prefix(for: options.shard)
         let reporting = DatasetWriter.Reporting(
             count: { [reporter, control] row in
                 reporter.count(row.report.result, progress: row.progress, transfer: row.transfer)
@@ -34,6 +35,7 @@ extension Run {
 
     func readShards(_ lists: [ListSource], into downloader: ImageDownloader, dataset: DatasetWriter) {
         let samples = dataset.settings.samplesPerShard
+        let prefix = dataset.settings.namePrefix
         let input = ShardInput()
         // By bytes: Swift's String equality would take "é" and "e\u{301}" for one key.
         var keys: [[UInt8]: ListPosition] = [:]
@@ -67,7 +69,7 @@ extension Run {
             held = nil
             if holding.finished.digest == digest {
                 dataset.skip(shard: shard)
-                let path = options.outputDirectory + "/" + ShardNames(shard: shard).tar
+                let path = options.outputDirectory + "/" + ShardNames(shard: shard, prefix: prefix).tar
                 for row in holding.rows {
                     guard control.admit(rowBytes: row.entry.row?.bytes ?? 0) else { return false }
                     reporter.model.itemQueued()
@@ -90,10 +92,11 @@ extension Run {
         for list in lists {
             while let (number, read) = list.next() {
                 if case .skip = read { continue }
+                if let shard = options.shard, !shard.takes(read, line: number) { continue }
                 let position = ListPosition(listName: list.name, line: number)
                 let (shard, row) = dataset.position(of: sequence)
-                let (entry, key) = keyed(read, generated: ShardNames(shard: shard).key(row: row), position: position, keys: &keys)
-                if row == 0, let finished = FinishedShard.read(shard: shard, in: options.outputDirectory),
+                let (entry, key) = keyed(read, generated: ShardNames(shard: shard, prefix: prefix).key(row: row), position: position, keys: &keys)
+                if row == 0, let finished = FinishedShard.read(shard: shard, in: options.outputDirectory, prefix: prefix),
                    finished.settings == dataset.settings.fingerprint {
                     held = HeldShard(shard: shard, finished: finished)
                 }

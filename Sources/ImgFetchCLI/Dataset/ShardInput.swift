@@ -46,6 +46,7 @@ struct ShardInput {
                   "caption-column=\(options.table.captionColumn ?? "")", "key-column=\(options.table.keyColumn ?? "")",
                   "decode=\(!options.noDecode)", "require-verified=\(options.requireVerified)", "max-pixels=\(options.maxPixels)",
                   "max-size=\(options.maxSize)"]
+        if let shard = options.shard, shard.count > 1 { parts.append("shard=\(shard.index)/\(shard.count):\(shard.key.rawValue)") }
         return parts.joined(separator: " ")
     }
 }
@@ -71,8 +72,8 @@ struct FinishedShard: Equatable {
     static let resultsLimit = 64 << 20
 
     /// Reads shard `shard`'s stats in `directory`; nil when the shard is not complete there.
-    static func read(shard: Int, in directory: String) -> FinishedShard? {
-        let names = ShardNames(shard: shard)
+    static func read(shard: Int, in directory: String, prefix: String = "") -> FinishedShard? {
+        let names = ShardNames(shard: shard, prefix: prefix)
         var info = stat()
         guard stat(directory + "/" + names.tar, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
               let bytes = contents(of: directory + "/" + names.stats, limit: 1 << 20),

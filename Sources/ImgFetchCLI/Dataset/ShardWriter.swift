@@ -31,10 +31,10 @@ final class ShardWriter {
     /// The image member's extension for every sample (`--save-as jpeg`: `jpg`); nil: the original's format's.
     private let pixelExtension: String?
 
-    init(shard: Int, directory: String, pixelExtension: String?) {
+    init(shard: Int, directory: String, pixelExtension: String?, namePrefix: String = "") {
         self.pixelExtension = pixelExtension
         self.shard = shard
-        names = ShardNames(shard: shard)
+        names = ShardNames(shard: shard, prefix: namePrefix)
         self.directory = directory
     }
 
@@ -166,9 +166,20 @@ final class ShardWriter {
 struct ShardNames {
     let number: String
 
-    init(shard: Int) {
+    /// `prefix` is the worker's part of the name under `--shard K/N` (`ShardNames.prefix`).
+    init(shard: Int, prefix: String = "") {
         let digits = String(shard)
-        number = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        number = prefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+
+    /// With `--shard K/N`, every name and generated key starts with `K-` (K as wide as N-1), so
+    /// that N workers may share one output directory and their samples' keys stay distinct:
+    /// `3-000000.tar`, key `3-000000_000012`. Without it, nothing.
+    static func prefix(for selector: ShardSelector?) -> String {
+        guard let selector, selector.count > 1 else { return "" }
+        let width = String(selector.count - 1).count
+        let digits = String(selector.index)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits + "-"
     }
 
     var tar: String { number + ".tar" }

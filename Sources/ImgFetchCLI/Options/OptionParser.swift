@@ -122,10 +122,6 @@ public enum OptionParser {
         if options.shardBy != .url && options.shard == nil {
             throw UsageError(option: "--shard-by", problem: .combination("needs --shard K/N, or a cluster's shard in the environment"))
         }
-        if options.shard != nil && options.outputFormat == .webdataset {
-            throw UsageError(option: "--shard", problem: .combination(
-                "cannot be used with --output-format webdataset yet: each process would number its shards from 0"))
-        }
         if options.requireVerified && options.noDecode {
             throw UsageError(option: "--require-verified", problem: .combination(
                 "cannot be used with --no-decode: without decoding nothing is verified"))
