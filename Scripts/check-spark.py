@@ -123,16 +123,16 @@ def job(lists, output, partitions, options, **extra):
 
 
 def results(spark, args):
-    return [row.asDict() for row in spark.read.parquet(args.results).collect()]
+    return [row.asDict() for row in spark.read.parquet(spark_fetch._escaped(args.results)).collect()]
 
 
 def check_shards(base, expected_samples):
     """Every part directory's tars whole and vouched for by a stats file; no temp file left."""
     samples, keys = 0, set()
-    for part in sorted(glob.glob(f"{base}/part-*")):
+    for part in sorted(glob.glob(f"{glob.escape(base)}/part-*")):
         leftovers = [name for name in os.listdir(part) if name.startswith(".imgfetch-")]
         check(not leftovers, f"{part}: temp files left: {leftovers}")
-        for tar in sorted(glob.glob(f"{part}/*.tar")):
+        for tar in sorted(glob.glob(f"{glob.escape(part)}/*.tar")):
             stats_path = tar[:-4] + "_stats.json"
             check(os.path.exists(stats_path), f"{tar} has no stats file")
             stats = json.load(open(stats_path))
@@ -338,7 +338,7 @@ def kill_mid_shard(part, killed):
     pattern = re.compile(re.escape(part))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        done = glob.glob(f"{part}/*_stats.json")
+        done = glob.glob(f"{glob.escape(part)}/*_stats.json")
         staged = [n for n in os.listdir(part) if n.startswith(".imgfetch-")] if os.path.isdir(part) else []
         if done and staged:
             for pid in os.listdir("/proc"):

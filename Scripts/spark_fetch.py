@@ -56,10 +56,6 @@ RESULT_COLUMNS = [
     ("bytes", "bigint"), ("format", "string"), ("width", "int"), ("height", "int"), ("key", "string"),
     ("paths", "array<string>"), ("result", "string"),
 ]
-# What is read from a result line (imgfetch's --jsonl), by Spark's from_json.
-RESULT_LINE_SCHEMA = ("url string, status string, error struct<class: string, message: string>, http_status int, "
-                      "bytes bigint, format string, width int, height int, key string, paths array<string>, "
-                      "line struct<line: bigint>")
 
 
 class CurlURL:
@@ -371,6 +367,9 @@ def session(args):
         builder = builder.master(args.master)
     elif not SparkConf().contains("spark.master"):
         builder = builder.master("local[*,4]")
+    # The job's own shuffles (the splits' lengths, the summary) are a few rows: 200 partitions
+    # (Spark's default) would be 200 tasks each for nothing.
+    builder = builder.config("spark.sql.shuffle.partitions", "8")
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
@@ -383,8 +382,9 @@ def _escaped(path):
 
 
 def partition_lines(spark, args):
-    """(N, the RDD that is piped, the places of its lines): partition K holds its number, the
-    binary's path on the executor, then its lines."""
+    """(N, the RDD that is piped): partition K holds its number, the binary's path on the executor,
+    then its lines; and `places`, where the task that pipes partition K keeps the place of each line
+    it writes (for `matched_results`)."""
     sc = spark.sparkContext
     if __name__ != "__main__":
         # Imported (by a test, or another job): the workers need the module the functions are in.
@@ -393,18 +393,58 @@ def partition_lines(spark, args):
         sc.addFile(os.path.abspath(args.imgfetch))
     binary_name = os.path.basename(args.imgfetch) if args.imgfetch else None
     count, ordered = placed_lines(spark, args, list_files(spark, args.lists))
+    places = {}
 
     def with_header(index, items):
+        from array import array
         from pyspark import SparkFiles
+        kept = places[index] = (array("q"), array("q"), array("q"))
         yield f"{index:05d}"
         yield SparkFiles.get(binary_name) if binary_name else shutil.which("imgfetch") or "imgfetch"
-        for _, line in items:
+        for (_, ordinal, split, offset), line in items:
+            kept[0].append(ordinal)
+            kept[1].append(split)
+            kept[2].append(offset)
             yield line
 
-    places = ordered.mapPartitionsWithIndex(
-        lambda index, items: ((index, n, key[1], key[2], key[3]) for n, (key, _) in enumerate(items, 1)),
-        preservesPartitioning=True)
     return count, ordered.mapPartitionsWithIndex(with_header, preservesPartitioning=True), places
+
+
+def matched_results(places):
+    """The function that turns partition K's result lines into rows: ("result", partition, ordinal,
+    split, offset, the result's fields…, the line) for each result line, with the place of the line
+    it reports (its `line`, the n-th line the worker read, which with_header kept in the same
+    task); then ("split", partition, ordinal, split, last offset, None…) for each input split the
+    partition had lines of (for the splits' lengths)."""
+    import json
+
+    def rows(index, results):
+        kept = places.get(index)
+        if kept is None:
+            raise RuntimeError("spark-fetch: the places of the partition's lines are not in this task")
+        ordinals, splits, offsets = kept
+        for text in results:
+            result = json.loads(text)
+            n = (result.get("line") or {}).get("line", 0) - 1
+            if not 0 <= n < len(offsets):
+                raise RuntimeError(f"spark-fetch: a worker's result names no line it was given: {text[:300]}")
+            error = result.get("error") or {}
+            yield ("result", index, ordinals[n], splits[n], offsets[n], result.get("url"), result.get("status"),
+                   error.get("class"), error.get("message"), result.get("http_status"), result.get("bytes"),
+                   result.get("format"), result.get("width"), result.get("height"), result.get("key"),
+                   result.get("paths") or [], text)
+        last = {}
+        for ordinal, split, offset in zip(ordinals, splits, offsets):
+            last[(ordinal, split)] = offset
+        for (ordinal, split), offset in last.items():
+            yield ("split", index, ordinal, split, offset) + (None,) * 12
+        del places[index]
+    return rows
+
+
+MATCHED_SCHEMA = ("kind string, partition int, ordinal int, split int, offset bigint, url string, status string, "
+                  "error_class string, error_message string, http_status int, bytes bigint, format string, width int, "
+                  "height int, key string, paths array<string>, result string")
 
 
 def run(args, spark=None):
@@ -420,29 +460,25 @@ def run(args, spark=None):
         files = list_files(spark, args.lists)
         _, lines, places = partition_lines(spark, args)
         piped = lines.pipe(worker_command(args), env=worker_environment(), checkCode=True)
-        results = spark.createDataFrame(piped.mapPartitionsWithIndex(lambda index, out: ((index, line) for line in out)),
-                                        "partition int, result string") \
-            .withColumn("r", F.from_json("result", RESULT_LINE_SCHEMA)) \
-            .withColumn("line", F.col("r.line.line"))
-        sources = spark.createDataFrame(places, "partition int, line bigint, ordinal int, split int, offset bigint")
-        # A line's number in its file: the lines of the file's earlier splits, plus its offset.
-        splits = sources.groupBy("ordinal", "split").agg(F.max("offset").alias("last")) \
+        rows = spark.createDataFrame(piped.mapPartitionsWithIndex(matched_results(places)), MATCHED_SCHEMA,
+                                     verifySchema=False)
+        # The rows are used twice below; cached, the workers run once.
+        rows = rows.persist()
+        # A line's number in its file: the lengths of the file's earlier splits, plus its offset.
+        splits = rows.where("kind = 'split'").groupBy("ordinal", "split").agg(F.max("offset").alias("last")) \
             .withColumn("start", F.coalesce(F.sum(F.col("last") + 1).over(
                 Window.partitionBy("ordinal").orderBy("split").rowsBetween(Window.unboundedPreceding, -1)), F.lit(0)))
         names = spark.createDataFrame(list(enumerate(files)), "ordinal int, input_file string")
-        joined = results.join(sources, ["partition", "line"], "inner") \
+        columns = [name for name, _ in RESULT_COLUMNS]
+        joined = rows.where("kind = 'result'") \
             .join(F.broadcast(splits.select("ordinal", "split", "start")), ["ordinal", "split"]) \
             .join(F.broadcast(names), ["ordinal"]) \
-            .select(F.col("partition"), F.col("input_file"), (F.col("start") + F.col("offset") + 1).alias("input_line"),
-                    F.col("r.url").alias("url"), F.col("r.status").alias("status"),
-                    F.col("r.error.class").alias("error_class"), F.col("r.error.message").alias("error_message"),
-                    F.col("r.http_status").alias("http_status"), F.col("r.bytes").alias("bytes"),
-                    F.col("r.format").alias("format"), F.col("r.width").alias("width"), F.col("r.height").alias("height"),
-                    F.col("r.key").alias("key"), F.coalesce(F.col("r.paths"), F.array().cast("array<string>")).alias("paths"),
-                    F.col("result"))
+            .withColumn("input_line", F.col("start") + F.col("offset") + 1) \
+            .select(*columns)
         # Written beside the old results and renamed over them: a job that fails keeps the last ones.
         staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
         joined.write.mode("overwrite").parquet(staging)  # written paths are not globs; read ones are
+        rows.unpersist()
         replace(spark, staging, args.results)
         return summary(spark, args, ready - started, time.monotonic() - ready)
     finally:
