@@ -179,14 +179,15 @@ def main():
 def checks(spark, nginx, scratch):
     dataset = ["--output-format", "webdataset", "--shard-samples", "100"]
     bad = ["not-a-url", "ftp://127.0.0.1/a.jpg", "http://", "http://127.0.0.1:1/ x=y", "http://[::1"]
-    lines = [nginx.url(f"/i/p-{n:04d}.jpg") for n in range(1990)]
+    lines = [nginx.url(f"/i/p-{n:04d}.jpg") for n in range(1989)]
     # URLs that libcurl normalizes: the partition must still be that of `imgfetch --shard`.
     port = nginx.port
     lines += [f"HTTP://127.0.0.1:{port}/i/p-9001.jpg", f"http://127.0.0.1:{port}/i/x/../p-9002.jpg",
               f"http://127.0.0.1:{port}/i/p-9003.jpg#fragment", f"http://127.1:{port}/i/p-9004.jpg",
               f"http://127.0.0.1:{port}/i/./p-9005.jpg", f"http://LOCALHOST:{port}/i/p-9006.jpg",
               f"  http://127.0.0.1:{port}/i/p-9007.jpg", f"http://127.0.0.1:{port}/i/p-9008.jpg?q=1",
-              f"http://127.0.0.1:{port}/i/p-9009.jpg\tpriority=high", f"http://localhost:{port}/i/p-9010.jpg out=x.jpg"]
+              f"http://127.0.0.1:{port}/i/p-9009.jpg\tpriority=high", f"http://localhost:{port}/i/p-9010.jpg out=x.jpg",
+              f"http://127.0.0.1:{port}/i/p-9011.jpg?"]
     for at, text in zip((3, 500, 1000, 1500, 1999), bad):
         lines.insert(at, text)
     urls = [spark_fetch.text_line_url(line) for line in lines]
@@ -240,12 +241,16 @@ def checks(spark, nginx, scratch):
     # do not change from run to run: they take 4 partitions of 16, which 2 URLs cannot all share.
     with open(f"{scratch}/small.txt", "w") as out:
         out.write(nginx.url("/i/p-7001.jpg") + "\n" + nginx.url("/i/p-7002.jpg") + "\n")
-    with open(f"{scratch}/bad.txt", "w") as out:
+    # "bad[1].txt" is a file's name, not a pattern that would read "bad1.txt".
+    with open(f"{scratch}/bad[1].txt", "w") as out:
         out.write("".join(f"bad line {n}\n" for n in range(6)))
-    args = job([f"{scratch}/small.txt", f"{scratch}/bad.txt"], f"{scratch}/small-out", 16, dataset)
+    with open(f"{scratch}/bad1.txt", "w") as out:
+        out.write("not this list\n")
+    args = job([f"{scratch}/small.txt", f"{scratch}/bad[1].txt"], f"{scratch}/small-out", 16, dataset)
     spark_fetch.run(args, spark)
     rows = results(spark, args)
     check(len(rows) == 8 and Counter(r["status"] for r in rows) == Counter(saved=2, failed=6), f"rows: {rows}")
+    check({r["input_file"].rsplit("/", 1)[-1] for r in rows} == {"small.txt", "bad[1].txt"}, "the lists read")
     by_partition = Counter(r["partition"] for r in rows)
     only_bad = [p for p in by_partition if all(r["status"] == "failed" for r in rows if r["partition"] == p)]
     check(len({r["partition"] for r in rows if r["status"] == "failed"}) >= 3, "the bad lines share too few partitions")
@@ -272,7 +277,7 @@ def checks(spark, nginx, scratch):
 
     # 5. Two attempts of one partition at once.
     args = job([list_path], f"{scratch}/twice", 4, dataset)
-    _, partitions, _ = spark_fetch.partition_lines(spark, args)
+    partitions, _ = spark_fetch.partition_lines(spark, args, spark_fetch.list_files(spark, args.lists), 4)
     items = partitions.glom().collect()[1][2:]
     command = shlex.split(spark_fetch.worker_command(args))
     header = f"00001\n{IMGFETCH}\n"
@@ -330,7 +335,13 @@ def checks(spark, nginx, scratch):
         except SystemExit as stop:
             check(code is None or stop.code == code, f"{bad_options}: exit {stop.code}")
         check(not os.path.exists(f"{scratch}/refused"), f"{bad_options}: the job started")
-    print("check-spark: 7. reserved worker options and usage errors stop the job before it starts")
+    try:
+        spark_fetch.run(job([list_path], f"{scratch}/out", 3, dataset), spark)
+        check(False, "another --partitions than the output's was accepted")
+    except SystemExit as stop:
+        check("was written with --partitions 4" in str(stop.code), f"{stop.code}")
+    print("check-spark: 7. reserved worker options, usage errors and another N than the output's stop the job "
+          "before it starts")
 
 
 def kill_mid_shard(part, killed):

@@ -119,12 +119,14 @@ def shard_of(text, count):
 # of any list) are hashed without calling libcurl; everything else goes through it.
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _NORMAL = re.compile(r"(https?)://(" + _LABEL + r"(?:\." + _LABEL + r")*)(?::([1-9][0-9]{0,4}))?"
-                     r"(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?")
+                     r"(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]+)?")
 _QUAD = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
 _DEFAULT_PORT = {"http": "80", "https": "443"}
 
 
 def _already_normal(url):
+    if len(url) > 8192:
+        return None  # longer than imgfetch takes (ParsedURL.maxLength): libcurl's path says so
     match = _NORMAL.fullmatch(url)
     if not match:
         return None
@@ -189,13 +191,14 @@ def jsonl_url(line, column):
 
 def list_files(spark, patterns):
     """The list files, in the order given: each argument a path, a directory (its files) or a glob
-    (its matches, sorted), as Spark's readers take them."""
+    (its matches, sorted), as Spark's readers take them; a path that exists is never a glob."""
     jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
     files = []
     for pattern in patterns:
         path = jvm.org.apache.hadoop.fs.Path(pattern)
         fs = path.getFileSystem(conf)
-        statuses = fs.globStatus(path) or []
+        # A file of that very name is itself ("urls[1].txt"); anything else is a pattern.
+        statuses = [fs.getFileStatus(path)] if fs.exists(path) else (fs.globStatus(path) or [])
         found = []
         for status in statuses:
             if status.isDirectory():
@@ -205,6 +208,10 @@ def list_files(spark, patterns):
                 found.append(status.getPath().toString())
         if not found:
             raise SystemExit(f"spark-fetch: no list at '{pattern}'")
+        for name in found:
+            if "," in name:
+                raise SystemExit(f"spark-fetch: cannot read '{name}': Spark takes a comma in a path for a list of "
+                                 "paths; rename the file")
         files += sorted(found)
     return files
 
@@ -215,6 +222,7 @@ def read_list(spark, path, args):
     from pyspark.sql import types as T
 
     sc = spark.sparkContext
+    path = _escaped(path)  # a file found by list_files: "a[1].txt" is that file, not a pattern
     if args.input_format == "txt":
         return sc.textFile(path).map(lambda line: (line, text_line_url(line)))
     if args.input_format == "jsonl":
@@ -249,11 +257,10 @@ def read_list(spark, path, args):
         .map(lambda row: (row[0], row[1]))
 
 
-def placed_lines(spark, args, files):
-    """(N, the RDD of (place, line) in N partitions): partition K holds the lines whose items
+def placed_lines(spark, args, files, count):
+    """The RDD of (place, line) in `count` partitions: partition K holds the lines whose items
     `--shard K/N` takes, sorted by place = (partition, list file, input split, offset in the split)."""
     sc = spark.sparkContext
-    count = args.partitions or sc.defaultParallelism
     by = args.shard_by
     tagged = []
     for ordinal, path in enumerate(files):
@@ -265,7 +272,7 @@ def placed_lines(spark, args, files):
     everything = sc.union(tagged) if len(tagged) > 1 else tagged[0]
     # A shuffle delivers a partition's lines in any order; sorted by place, a re-run gives each
     # worker the same lines in the same order.
-    return count, everything.repartitionAndSortWithinPartitions(count, partitionFunc=lambda key: key[0])
+    return everything.repartitionAndSortWithinPartitions(count, partitionFunc=lambda key: key[0])
 
 
 def worker_options(args):
@@ -381,9 +388,9 @@ def _escaped(path):
     return re.sub(r"([\\*?\[\]{}])", r"\\\1", path)
 
 
-def partition_lines(spark, args):
-    """(N, the RDD that is piped): partition K holds its number, the binary's path on the executor,
-    then its lines; and `places`, where the task that pipes partition K keeps the place of each line
+def partition_lines(spark, args, files, count):
+    """The RDD that is piped (partition K holds its number, the binary's path on the executor, then
+    its lines), and `places`, where the task that pipes partition K keeps the place of each line
     it writes (for `matched_results`)."""
     sc = spark.sparkContext
     if __name__ != "__main__":
@@ -392,22 +399,28 @@ def partition_lines(spark, args):
     if args.imgfetch:
         sc.addFile(os.path.abspath(args.imgfetch))
     binary_name = os.path.basename(args.imgfetch) if args.imgfetch else None
-    count, ordered = placed_lines(spark, args, list_files(spark, args.lists))
+    ordered = placed_lines(spark, args, files, count)
     places = {}
 
     def with_header(index, items):
         from array import array
         from pyspark import SparkFiles
+        # Set here, before the pipe's feeder thread starts on the generator: the task's main
+        # thread may ask for the worker's first result line before the feeder has run at all.
         kept = places[index] = (array("q"), array("q"), array("q"))
-        yield f"{index:05d}"
-        yield SparkFiles.get(binary_name) if binary_name else shutil.which("imgfetch") or "imgfetch"
-        for (_, ordinal, split, offset), line in items:
-            kept[0].append(ordinal)
-            kept[1].append(split)
-            kept[2].append(offset)
-            yield line
+        binary = SparkFiles.get(binary_name) if binary_name else shutil.which("imgfetch") or "imgfetch"
 
-    return count, ordered.mapPartitionsWithIndex(with_header, preservesPartitioning=True), places
+        def lines():
+            yield f"{index:05d}"
+            yield binary
+            for (_, ordinal, split, offset), line in items:
+                kept[0].append(ordinal)
+                kept[1].append(split)
+                kept[2].append(offset)
+                yield line
+        return lines()
+
+    return ordered.mapPartitionsWithIndex(with_header, preservesPartitioning=True), places
 
 
 def matched_results(places):
@@ -425,7 +438,11 @@ def matched_results(places):
         ordinals, splits, offsets = kept
         for text in results:
             result = json.loads(text)
-            n = (result.get("line") or {}).get("line", 0) - 1
+            where = result.get("line") or {}
+            if where.get("file") != "<stdin>":
+                raise RuntimeError(f"spark-fetch: a worker read a list besides its partition ({where.get('file')}): "
+                                   "give lists to spark-fetch, not after `--`")
+            n = where.get("line", 0) - 1
             if not 0 <= n < len(offsets):
                 raise RuntimeError(f"spark-fetch: a worker's result names no line it was given: {text[:300]}")
             error = result.get("error") or {}
@@ -458,12 +475,17 @@ def run(args, spark=None):
     ready = time.monotonic()
     try:
         files = list_files(spark, args.lists)
-        _, lines, places = partition_lines(spark, args)
+        count = partition_count(spark, args)
+        lines, places = partition_lines(spark, args, files, count)
         piped = lines.pipe(worker_command(args), env=worker_environment(), checkCode=True)
         rows = spark.createDataFrame(piped.mapPartitionsWithIndex(matched_results(places)), MATCHED_SCHEMA,
                                      verifySchema=False)
-        # The rows are used twice below; cached, the workers run once.
-        rows = rows.persist()
+        # One job runs the workers and writes what they said; everything after reads that. (A
+        # cached DataFrame used twice was scanned by two concurrent stages, each of which could
+        # start a partition's worker.)
+        matched = args.results.rstrip("/") + f".rows-tmp-{os.getpid()}"
+        rows.write.mode("overwrite").parquet(matched)
+        rows = spark.read.parquet(_escaped(matched))
         # A line's number in its file: the lengths of the file's earlier splits, plus its offset.
         splits = rows.where("kind = 'split'").groupBy("ordinal", "split").agg(F.max("offset").alias("last")) \
             .withColumn("start", F.coalesce(F.sum(F.col("last") + 1).over(
@@ -478,12 +500,44 @@ def run(args, spark=None):
         # Written beside the old results and renamed over them: a job that fails keeps the last ones.
         staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
         joined.write.mode("overwrite").parquet(staging)  # written paths are not globs; read ones are
-        rows.unpersist()
         replace(spark, staging, args.results)
+        remove(spark, matched)
         return summary(spark, args, ready - started, time.monotonic() - ready)
     finally:
         if own:
             spark.stop()
+
+
+JOB_RECORD = "_spark-fetch.json"
+
+
+def partition_count(spark, args):
+    """N: --partitions, or the N that OUTPUT was written with (OUTPUT/_spark-fetch.json), or
+    Spark's parallelism. Another N than the recorded one would put items in other part-K
+    directories than before: their earlier files would stay beside new copies."""
+    import json
+    record = os.path.join(args.output, JOB_RECORD)
+    try:
+        with open(record) as f:
+            recorded = json.load(f).get("partitions")
+    except (OSError, ValueError):
+        recorded = None
+    count = args.partitions or recorded or spark.sparkContext.defaultParallelism
+    if recorded and count != recorded:
+        raise SystemExit(f"spark-fetch: {args.output} was written with --partitions {recorded}; give --partitions "
+                         f"{recorded}, or another -o")
+    if not recorded:
+        os.makedirs(args.output, exist_ok=True)
+        with open(record + ".tmp", "w") as f:
+            json.dump({"partitions": count, "shard_by": args.shard_by}, f)
+        os.replace(record + ".tmp", record)
+    return count
+
+
+def remove(spark, path):
+    jvm = spark._jvm
+    target = jvm.org.apache.hadoop.fs.Path(path)
+    target.getFileSystem(spark._jsc.hadoopConfiguration()).delete(target, True)
 
 
 def replace(spark, staging, final):
@@ -498,8 +552,7 @@ def replace(spark, staging, final):
 
 
 def summary(spark, args, startup, seconds):
-    """Prints the summary, read back from the Parquet (so the workers ran once); 1 when an item
-    has no result, else 0."""
+    """Prints the summary, read back from the Parquet; 0."""
     from pyspark.sql import functions as F
 
     results = spark.read.parquet(_escaped(args.results))

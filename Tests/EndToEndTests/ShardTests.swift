@@ -82,9 +82,9 @@ final class ShardTests: EndToEndTestCase {
         XCTAssertEqual(results.filter { $0["status"] as? String == "failed" }.count, 1, "the ftp line, in one worker")
         let keys = results.compactMap { $0["key"] as? String }
         XCTAssertEqual(Set(keys).count, keys.count, "keys are distinct across workers: \(keys)")
-        XCTAssertTrue(keys.allSatisfy { $0.range(of: #"^[0-2]-\d{6}_\d{6}$"#, options: .regularExpression) != nil }, "\(keys)")
+        XCTAssertTrue(keys.allSatisfy { $0.range(of: #"^[0-2]-of-3-\d{6}_\d{6}$"#, options: .regularExpression) != nil }, "\(keys)")
         let names = try FileManager.default.contentsOfDirectory(atPath: shared).filter { $0.hasSuffix(".tar") }.sorted()
-        XCTAssertTrue(names.contains("0-000000.tar") && names.contains("1-000000.tar") && names.contains("2-000000.tar"), "\(names)")
+        XCTAssertTrue(names.contains("0-of-3-000000.tar") && names.contains("1-of-3-000000.tar") && names.contains("2-of-3-000000.tar"), "\(names)")
         var members: [String] = []
         for name in names {
             let listing = try ImgFetchRunner.run(["-tf", shared + "/" + name], executable: URL(fileURLWithPath: "/bin/tar"))

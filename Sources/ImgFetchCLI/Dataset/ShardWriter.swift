@@ -172,14 +172,13 @@ struct ShardNames {
         number = prefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
-    /// With `--shard K/N`, every name and generated key starts with `K-` (K as wide as N-1), so
-    /// that N workers may share one output directory and their samples' keys stay distinct:
-    /// `3-000000.tar`, key `3-000000_000012`. Without it, nothing.
+    /// With `--shard K/N`, every name and generated key starts with `K-of-N-`, so that N workers
+    /// may share one output directory and their samples' keys stay distinct (`3-of-8-000000.tar`,
+    /// key `3-of-8-000000_000012`), and a run with another N never leaves its shards beside
+    /// another run's under the same names. Without it, nothing.
     static func prefix(for selector: ShardSelector?) -> String {
         guard let selector, selector.count > 1 else { return "" }
-        let width = String(selector.count - 1).count
-        let digits = String(selector.index)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits + "-"
+        return "\(selector.index)-of-\(selector.count)-"
     }
 
     var tar: String { number + ".tar" }
