@@ -16,7 +16,7 @@ final class StagedFile {
     /// Creates the temp file for `name` in `directory` (exclusively, never through a symlink).
     init(directory: String, name: String) throws(DownloadError) {
         finalPath = directory + "/" + name
-        tempPath = directory + "/.imgfetch-\(getpid())-" + name
+        tempPath = directory + "/.imgfetch-\(TempFile.processTag)-" + name
         unlink(tempPath)  // this process's own leftover, if any
         fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw DownloadError(.filesystem, "cannot create \(tempPath): \(Errno.describe())") }

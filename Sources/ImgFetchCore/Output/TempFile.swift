@@ -42,8 +42,22 @@ public final class TempFile: @unchecked Sendable {
     /// decode backlog (48 by default) hold a few MiB at most; large enough for typical web images.
     static let memoryLimit = 128 << 10
 
-    /// Named temp files start with this, then the creating process's PID and `-`.
+    /// Named temp files start with this, then `processTag` and `-`.
     static let namePrefix = ".imgfetch-"
+
+    /// This process's part of its temp files' names: `PID@HOST`, HOST being 8 hex digits of the
+    /// SHA-256 of the host name. Workers on several hosts may share one output directory (a
+    /// cluster's file system); a PID says whether a run is alive only on its own host.
+    public static let processTag: String = {
+        var name = [UInt8](repeating: 0, count: 256)
+        _ = name.withUnsafeMutableBufferPointer { gethostname(UnsafeMutableRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 255) }
+        let hasher = SHA256Hasher()
+        hasher.update(String(decoding: name.prefix { $0 != 0 }, as: UTF8.self))
+        return "\(getpid())@\(hasher.finish().prefix(8))"
+    }()
+
+    /// How old another host's temp file must be before it is taken for a dead run's.
+    static let otherHostStaleAge: TimeInterval = 24 * 3600
 
     /// Made by `TempFileDirectory.create`.
     init(folder: TempFileDirectory, name: String?, descriptor: Int32, budget: HeldBodyBudget?) {
@@ -67,17 +81,28 @@ public final class TempFile: @unchecked Sendable {
 
     /// Removes temp files that runs killed with SIGKILL (or a power loss) left in `directory`. The
     /// PID in each name tells whether its creator still runs; a live run's temp files are kept.
-    /// (Unnamed files need none of this: the kernel frees them with their last descriptor.)
-    /// Returns how many were removed.
+    /// A file of another host (its `@HOST` is not this one's) is kept until it is a day old: its
+    /// PID means nothing here. (Unnamed files need none of this: the kernel frees them with their
+    /// last descriptor.) Returns how many were removed.
     @discardableResult
     public static func removeStale(in directory: String) -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        let ownHost = processTag[processTag.index(after: processTag.firstIndex(of: "@")!)...]
         var removed = 0
         for name in names where name.hasPrefix(namePrefix) {
             let rest = name.dropFirst(namePrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
-            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
-            if unlink(directory + "/" + name) == 0 { removed += 1 }
+            guard let dash = rest.firstIndex(of: "-") else { continue }
+            let tag = rest[..<dash]
+            let at = tag.firstIndex(of: "@")
+            guard let pid = pid_t(tag[..<(at ?? tag.endIndex)]), pid > 0 else { continue }
+            let path = directory + "/" + name
+            if let at, tag[tag.index(after: at)...] != ownHost {
+                var info = stat()
+                guard stat(path, &info) == 0, Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > otherHostStaleAge else { continue }
+            } else {
+                guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            }
+            if unlink(path) == 0 { removed += 1 }
         }
         return removed
     }

@@ -28,7 +28,6 @@ final class TempFileDirectory: Sendable {
     /// `getrandom` per file, and stay hard to guess.
     private let nextNumber: Atomic<UInt64>
     /// This process's, in every name: `TempFile.removeStale` keeps the files of live runs.
-    private let processID = getpid()
 
     /// `kind` forces a kind (tests of the named files; copies where a file system has no hard
     /// links); nil decides at the first file.
@@ -72,12 +71,12 @@ final class TempFileDirectory: Sendable {
         return copy
     }
 
-    /// A new name for a file in the directory, `DIR/.imgfetch-PID-N.part`: for named temp files
+    /// A new name for a file in the directory, `DIR/.imgfetch-PID@HOST-N.part`: for named temp files
     /// and for the side name an overwriting placement links before its rename.
     func newName() -> String {
         let number = nextNumber.add(1, ordering: .relaxed).newValue
         return OutputPaths.join(path.hasSuffix("/") ? String(path.dropLast()) : path,
-                                "\(TempFile.namePrefix)\(processID)-\(String(number, radix: 36)).part")
+                                "\(TempFile.namePrefix)\(TempFile.processTag)-\(String(number, radix: 36)).part")
     }
 
     /// Whether a kernel or file system without `O_TMPFILE` refused it with `code`: EOPNOTSUPP

@@ -110,4 +110,22 @@ final class StaleTempFileTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         XCTAssertEqual(left, [".imgfetch-1-abc.part", ".imgfetch-\(getpid())-mine.part", ".imgfetch-notapid.part", "photo.jpg"].sorted())
     }
+
+    func testAnotherHostsTempFilesStayUntilTheyAreADayOld() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-stale-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let host = String(TempFile.processTag.split(separator: "@")[1])
+        XCTAssertEqual(host.count, 8)
+        // A dead PID on this host goes; the same PID on another host says nothing, until a day has passed.
+        let names = [".imgfetch-99999999@\(host)-a.part", ".imgfetch-99999999@00000000-b.part", ".imgfetch-99999999@00000000-old.part",
+                     ".imgfetch-\(TempFile.processTag)-mine.part"]
+        for name in names { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
+        var times = [timeval(tv_sec: time(nil) - 2 * 86400, tv_usec: 0), timeval(tv_sec: time(nil) - 2 * 86400, tv_usec: 0)]
+        XCTAssertEqual(utimes(directory.appendingPathComponent(names[2]).path, &times), 0)
+
+        XCTAssertEqual(TempFile.removeStale(in: directory.path), 2)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        XCTAssertEqual(left, [names[1], names[3]].sorted())
+    }
 }
