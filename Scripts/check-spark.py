@@ -221,9 +221,12 @@ def checks(spark, nginx, scratch):
         got = {r["input_line"] for r in rows if r["partition"] == k and r["status"] == "saved"}
         check(wanted == got, f"partition {k} holds lines {sorted(got - wanted)[:5]}…, imgfetch --shard {k}/4 takes "
                              f"{sorted(wanted - got)[:5]}…")
-    check_shards(args.output, 2000)
+    keys = check_shards(args.output, 2000)
+    check(len({name for _, name in keys}) == 2000, "sample keys repeat across partitions")
+    check(all(name.startswith(f"part-0000{r['partition']}-") for r in rows for name in [os.path.basename(p) for p in r["paths"]]),
+          "a partition's shards are not named part-K-")
     print("check-spark: 1. 2005 rows with their list lines, partition K = --shard K/4 (normalized URLs too), "
-          "each URL requested once, tars whole")
+          "each URL requested once, tars whole, keys distinct across partitions")
 
     # 2. The same job again: no image request, the same rows.
     before = nginx.requests()

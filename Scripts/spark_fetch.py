@@ -42,7 +42,7 @@ RESERVED = {
     "--shard-by": "spark-fetch's --shard-by", "--jsonl": "spark-fetch", "--failures-are-data": "spark-fetch",
     "--report": "the results Parquet (every worker would write one file)",
     "--gallery": "nothing (every worker would write one page)", "--progress": "spark-fetch",
-    "--help": "nothing", "--version": "nothing", "--man": "nothing", "--completions": "nothing",
+    "--shard-prefix": "spark-fetch (part-K-)", "--help": "nothing", "--version": "nothing", "--man": "nothing", "--completions": "nothing",
 }
 
 # What the workers may inherit from the driver's environment (RDD.pipe gives them none otherwise).
@@ -291,9 +291,17 @@ def worker_options(args):
 
 def worker_command(args):
     """The pipe's command. RDD.pipe runs one command for every partition, so a partition's first
-    two lines tell the shell its number and where Spark put the binary; the rest is its list."""
-    script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"'
+    two lines tell the shell its number and where Spark put the binary; the rest is its list.
+    WebDataset shards and keys start with `part-K-`: every partition numbers its shards from 0."""
+    prefix = ' --shard-prefix "part-$part-"' if webdataset(args) else ""
+    script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"' + prefix
     return shlex.join(["/bin/sh", "-c", script, args.output] + worker_options(args))
+
+
+def webdataset(args):
+    options = args.imgfetch_options
+    return "--output-format=webdataset" in options or any(
+        a == "--output-format" and b == "webdataset" for a, b in zip(options, options[1:]))
 
 
 def worker_environment():
@@ -316,7 +324,8 @@ def preflight(args):
     if not binary:
         return
     with tempfile.TemporaryDirectory(prefix="spark-fetch-") as scratch:
-        done = subprocess.run([binary, "-"] + worker_options(args) + ["-o", os.path.join(scratch, "out")],
+        prefix = ["--shard-prefix", "part-00000-"] if webdataset(args) else []
+        done = subprocess.run([binary, "-"] + worker_options(args) + ["-o", os.path.join(scratch, "out")] + prefix,
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={})
     if done.returncode == 2:
         sys.stderr.write(done.stderr.decode("utf-8", "replace"))

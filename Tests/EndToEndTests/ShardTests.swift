@@ -100,6 +100,22 @@ final class ShardTests: EndToEndTestCase {
         XCTAssertEqual(again.filter { $0["status"] as? String == "skipped" }.count, urls.count)
     }
 
+    func testAShardPrefixNamesTheShardsAndKeysAndMustBeAPlainName() throws {
+        let (list, urls) = try sharedList()
+        let run = try ImgFetchRunner.run([list, "-o", outputDirectory, "--output-format", "webdataset", "--shard-prefix", "part-7-",
+                                          "--shard", "0/1", "--jsonl", "-q"])
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: outputDirectory + "/part-7-000000.tar"))
+        let keys = run.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["key"] as? String }
+        XCTAssertEqual(keys.count, urls.count + 1)
+        XCTAssertTrue(keys.allSatisfy { $0.hasPrefix("part-7-000000_") }, "\(keys)")
+        for bad in ["a.b", "a/b", "", String(repeating: "x", count: 65)] {
+            let refused = try ImgFetchRunner.run([list, "-o", outputDirectory, "--output-format", "webdataset", "--shard-prefix", bad])
+            XCTAssertEqual(refused.exitCode, 2, "--shard-prefix '\(bad)': \(refused.stderr)")
+        }
+        XCTAssertEqual(try ImgFetchRunner.run([list, "-o", outputDirectory, "--shard-prefix", "p-"]).exitCode, 2, "needs webdataset")
+    }
+
     func testAHalfSetEnvironmentIsAUsageErrorBeforeAnyRequest() throws {
         let (list, _) = try sharedList()
         let run = try ImgFetchRunner.run([list, "-o", outputDirectory], environment: ["JOB_COMPLETION_INDEX": "1"])

@@ -10,7 +10,7 @@ extension Run {
         var settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
-        settings.namePrefix = ShardNames.prefix(for: options.shard)
+        settings.namePrefix = options.shardPrefix ?? ShardNames.prefix(for: options.shard)
         let reporting = DatasetWriter.Reporting(
             count: { [reporter, control] row in
                 reporter.count(row.report.result, progress: row.progress, transfer: row.transfer)

@@ -44,6 +44,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     var outputFormat = OutputFormat.files
     /// Rows per shard with `--output-format webdataset`.
     var shardSamples = 10_000
+    /// `--shard-prefix`: the start of every shard's names and generated keys; nil: `K-of-N-` under
+    /// `--shard`, else nothing (`ShardNames.prefix`).
+    var shardPrefix: String?
     /// The part of the lists this process takes (`--shard K/N`, or a cluster's environment); nil: all.
     var shard: ShardSelector?
     /// What `--shard` hashes.

@@ -133,6 +133,7 @@ public enum OptionParser {
         let defaults = CommandLineOptions()
         guard options.outputFormat == .webdataset else {
             for (option, given) in [("--shard-samples", options.shardSamples != defaults.shardSamples),
+                                    ("--shard-prefix", options.shardPrefix != nil),
                                     ("--key-column", options.table.keyColumn != nil)] where given {
                 throw UsageError(option: option, problem: .combination("needs --output-format webdataset"))
             }
@@ -271,6 +272,13 @@ public enum OptionParser {
                 throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected files or webdataset"))
             }
             options.outputFormat = format
+        case .shardPrefix:
+            guard !value.isEmpty, value.utf8.count <= 64,
+                  value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                      || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+                throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected up to 64 letters, digits, '-' or '_'"))
+            }
+            options.shardPrefix = value
         case .shardSamples:
             options.shardSamples = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
         case .ratePerHost:

@@ -22,6 +22,9 @@ enum OptionTable {
                     + "JSON record and caption) in list order, with a results and a stats file per shard"),
         .valued(.shardSamples, "shard-samples", "N", .number, default: "10000",
                 help: "with --output-format webdataset: rows per shard, 1-1000000"),
+        .valued(.shardPrefix, "shard-prefix", "TEXT", .text,
+                help: "with webdataset: what shard names and keys start with; "
+                    + "letters, digits, '-', '_' (default K-of-N- under --shard, else none)"),
         .valued(.shard, "shard", "K/N", .text,
                 help: "take only the items of shard K of N (0 to N-1), by a stable hash of the URL; without it, "
                     + "JOB_COMPLETION_INDEX and IMGFETCH_SHARD_COUNT (Kubernetes) or SLURM_ARRAY_TASK_* (Slurm) say"),

@@ -9,7 +9,7 @@ final class OptionTableTests: XCTestCase {
         switch long {
         case "fit", "upscale": ["--save-as", "png", "--resize", "8"]
         case "pad-color": ["--save-as", "png", "--resize", "8", "--fit", "pad"]
-        case "shard-samples": ["--output-format", "webdataset"]
+        case "shard-samples", "shard-prefix": ["--output-format", "webdataset"]
         case "key-column": ["--output-format", "webdataset", "--input-format", "csv"]
         case "shard-by": ["--shard", "0/2"]
         default: []
