@@ -182,7 +182,8 @@ def text_line_url(line):
 def jsonl_url(line, column):
     import json
     try:
-        value = json.loads(line)
+        # imgfetch takes a repeated member's first value; json.loads would keep the last.
+        value = json.loads(line, object_pairs_hook=lambda pairs: dict(reversed(pairs)))
     except ValueError:
         return None
     url = value.get(column) if isinstance(value, dict) else None
@@ -223,11 +224,16 @@ def read_list(spark, path, args):
 
     sc = spark.sparkContext
     path = _escaped(path)  # a file found by list_files: "a[1].txt" is that file, not a pattern
-    if args.input_format == "txt":
-        return sc.textFile(path).map(lambda line: (line, text_line_url(line)))
-    if args.input_format == "jsonl":
+    if args.input_format in ("txt", "jsonl"):
+        # Lines end at "\n" only, as imgfetch reads them (sc.textFile would also end one at a lone
+        # "\r", and every later line number would be off by one).
+        lines = sc.newAPIHadoopFile(path, "org.apache.hadoop.mapreduce.lib.input.TextInputFormat",
+                                    "org.apache.hadoop.io.LongWritable", "org.apache.hadoop.io.Text",
+                                    conf={"textinputformat.record.delimiter": "\n"}).map(lambda pair: pair[1])
+        if args.input_format == "txt":
+            return lines.map(lambda line: (line, text_line_url(line)))
         column = args.url_column
-        return sc.textFile(path).map(lambda line: (line, jsonl_url(line, column)))
+        return lines.map(lambda line: (line, jsonl_url(line, column)))
     if args.input_format == "parquet":
         frame = spark.read.parquet(path)
     else:
