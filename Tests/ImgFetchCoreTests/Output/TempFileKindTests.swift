@@ -23,7 +23,8 @@ final class TempFileKindTests: XCTestCase {
         let path = try XCTUnwrap(temp.path)
         let name = String(path.split(separator: "/").last ?? "")
         XCTAssertEqual(path, directory + "/" + name)
-        XCTAssertTrue(name.hasPrefix(".imgfetch-\(getpid())-"), name)
+        XCTAssertTrue(name.hasPrefix(".imgfetch-\(getpid())@"), name)
+        XCTAssertTrue(name.hasPrefix(".imgfetch-\(TempFile.processTag)-"), name)
         XCTAssertTrue(name.hasSuffix(".part"), name)
         XCTAssertEqual(scratch.entries(), [name])
     }
