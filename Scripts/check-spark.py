@@ -4,16 +4,24 @@ failed task tried up to 3 times) against nginx on loopback, with the real imgfet
 
     .venv-spark/bin/python Scripts/check-spark.py --imgfetch .build/debug/imgfetch
 
-1. A list of 2000 URLs and bad lines (one with a lone CR), 4 partitions, WebDataset shards: one result row per item,
-   partition K holds exactly what `imgfetch --shard K/4` takes, every URL requested once (nginx's
-   log), every tar whole.
+1. A list of 2000 URLs (some that libcurl rewrites) and bad lines (one with a lone CR), 4
+   partitions, WebDataset shards: one result row per item with its list line, partition K holds
+   exactly what `imgfetch --shard K/4` takes, every URL requested once (nginx's log), every tar
+   whole, sample keys distinct across partitions.
 2. The same job again: not one image request, the same rows.
-3. A partition with no items and one of only bad lines: the job succeeds, a row per item.
-4. A worker killed (SIGKILL) mid-shard: Spark retries the task; no truncated tar under a final name.
+3. Partitions with no items and ones of only bad lines (from a list named `bad[1].txt`, which is
+   not a pattern): the job succeeds, a row per item.
+4. A worker killed (SIGKILL) mid-shard, writing into a path with a space and brackets: Spark retries
+   the task; no truncated tar under a final name.
 5. Two attempts of one partition at once, as speculation runs them: one intact set of shards,
    byte-identical to a single attempt's. (Spark starts a speculative copy only on another host, so
    a one-machine test cannot make Spark itself do it; the job runs with spark.speculation=true all
    the same.)
+6. CSV (a quoted caption over two lines, an empty one), TSV (a '"' in a caption), JSON Lines (a
+   null caption, a line that is not JSON) and Parquet (a binary URL column, a NaN): captions as
+   imgfetch reads them, files output.
+7. Worker options the job sets itself, a usage error, and another --partitions than the output
+   was written with: each stops the job before it starts.
 Prints one line per check; exits 1 at the first that fails.
 """
 import argparse
