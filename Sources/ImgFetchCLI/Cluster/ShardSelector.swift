@@ -45,11 +45,21 @@ struct ShardSelector: Sendable, Equatable {
         }
     }
 
+    /// Whether K of N is a shard: 0 ≤ K < N ≤ 1,000,000.
+    private static func isShard(_ index: Int, of count: Int) -> Bool {
+        (1...1_000_000).contains(count) && index < count
+    }
+
+    /// `text` as a whole number, ASCII digits only (`Int` alone would take "+3").
+    private static func wholeNumber(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
+    }
+
     /// `K/N`, with 0 ≤ K < N.
     static func parse(_ text: String, for option: String) throws(UsageError) -> ShardSelector {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
-              let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, count <= 1_000_000, index < count else {
+        guard parts.count == 2, let index = wholeNumber(parts[0]), let count = wholeNumber(parts[1]), isShard(index, of: count) else {
             throw UsageError(option: option, problem: .invalidValue(text, reason: "expected K/N, a shard K from 0 to N-1 of N shards"))
         }
         return ShardSelector(index: index, count: count)
@@ -67,7 +77,7 @@ struct ShardSelector: Sendable, Equatable {
     static func fromEnvironment(_ environment: [String: String]) throws(UsageError) -> ShardSelector? {
         func number(_ name: String) throws(UsageError) -> Int? {
             guard let text = environment[name] else { return nil }
-            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(text) else {
+            guard let value = wholeNumber(Substring(text)) else {
                 throw UsageError(option: "--shard", problem: .combination("cannot use \(name)='\(text)': expected a whole number"))
             }
             return value
@@ -90,7 +100,7 @@ struct ShardSelector: Sendable, Equatable {
     }
 
     private static func checked(_ index: Int, _ count: Int, from source: String) throws(UsageError) -> ShardSelector {
-        guard count >= 1, count <= 1_000_000, index < count else {
+        guard isShard(index, of: count) else {
             throw UsageError(option: "--shard", problem: .combination("\(source) give shard \(index) of \(count); expected 0 to N-1 of N"))
         }
         return ShardSelector(index: index, count: count)
