@@ -8,8 +8,11 @@ and mode, its .json member and its .txt caption.
 Scripts/install-deps puts webdataset and Pillow in .venv-tests; the WebDataset tests run this to
 check imgfetch's shards with a real consumer.
 """
+import io
 import json
 import sys
+
+import PIL.Image
 
 import webdataset as wds
 
@@ -21,6 +24,10 @@ def main(paths):
     for sample in dataset:
         members = sorted(k for k in sample if not k.startswith("__"))
         image = next((sample[k] for k in members if k in IMAGE_EXTENSIONS), None)
+        if isinstance(image, bytes):
+            # webdataset's "pil" decoder knows no AVIF (nor TIFF): Pillow opens them itself.
+            image = PIL.Image.open(io.BytesIO(image))
+            image.load()
         line = {
             "key": sample["__key__"],
             "members": members,
