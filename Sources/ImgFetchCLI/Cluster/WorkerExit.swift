@@ -8,7 +8,8 @@ import ImgFetchCore
 ///   run the task again.
 /// - 75 (`EX_TEMPFAIL`): the run could not do its job for reasons a retry may fix: the output
 ///   directory or the report cannot be written, the disk is full (an item failed with class
-///   `filesystem`, or a shard could not be written), a list could not be read to its end, a
+///   `filesystem`, or a shard could not be written), the object store failed (class `storage`,
+///   a shard not uploaded), a list could not be read to its end, a
 ///   signal, `--deadline`, stdout closed.
 /// - 2: a usage error, which a retry cannot fix.
 ///
@@ -23,7 +24,7 @@ enum WorkerExit {
     /// `incomplete`: a shard, the report or the gallery was not written, or a list not read to its end.
     static func code(_ ending: RunEnding, summary: RunSummary, incomplete: Bool) -> Int32 {
         guard ending == .completed else { return temporaryFailure }
-        let fileFailures = summary.failedByClass[.filesystem] ?? 0
+        let fileFailures = (summary.failedByClass[.filesystem] ?? 0) + (summary.failedByClass[.storage] ?? 0)
         return fileFailures > 0 || incomplete ? temporaryFailure : ImgFetchCommand.ExitCode.success
     }
 

@@ -25,6 +25,11 @@ final class DatasetWriter: Sendable {
         let fingerprint: String
         /// The start of every shard's names and generated keys (`ShardNames.prefix`).
         var namePrefix = ""
+        /// With `-o s3://…`, where complete shards are uploaded from `directory` (the work directory).
+        var upload: ShardUpload?
+
+        /// Where shards are, as result lines and messages name them: the directory, or `s3://BUCKET/PREFIX`.
+        var location: String { upload?.store.location.description ?? directory }
     }
 
     /// A finished row, waiting for the rows before it.
@@ -110,6 +115,11 @@ final class DatasetWriter: Sendable {
         }
     }
 
+    /// The run is cancelled: a shard upload in progress ends (its rows fail as cancelled).
+    func cancelUploads() {
+        settings.upload?.stop.request()
+    }
+
     /// The run is over: a shard still open was cut short and is discarded (its rows' lines are
     /// printed as cancelled). Returns what went wrong with shards (empty when every shard the run
     /// wrote is complete).
@@ -118,7 +128,7 @@ final class DatasetWriter: Sendable {
             if let shard = state.shard {
                 shard.discard()
                 state.shard = nil
-                let path = settings.directory + "/" + shard.names.tar
+                let path = settings.location + "/" + shard.names.tar
                 release(&state, failure: DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
                 if shard.rows > 0 { state.problems.append("shard \(path) was cut short and is not written; run again to complete it") }
             }
@@ -136,8 +146,8 @@ final class DatasetWriter: Sendable {
             return
         }
         if state.shard == nil {
-            state.shard = ShardWriter(shard: shard, directory: settings.directory, pixelExtension: settings.pixelExtension,
-                                      namePrefix: settings.namePrefix)
+            state.shard = ShardWriter(shard: shard, directory: settings.directory, location: settings.location,
+                                      pixelExtension: settings.pixelExtension, namePrefix: settings.namePrefix)
         }
         report = state.shard!.add(report, key: row.key)
         reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
@@ -171,7 +181,7 @@ final class DatasetWriter: Sendable {
         guard shard.rows >= expected, let digest = state.inputDigests[shard.shard] else { return }
         state.shard = nil
         state.inputDigests[shard.shard] = nil
-        let path = settings.directory + "/" + shard.names.tar
+        let path = settings.location + "/" + shard.names.tar
         if shard.cutShort {
             shard.discard()
             release(&state, failure: DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
@@ -180,6 +190,7 @@ final class DatasetWriter: Sendable {
         }
         do {
             try shard.commit(inputDigest: digest, settings: settings.fingerprint)
+            try settings.upload?.upload(shard.names, from: settings.directory)
             release(&state, failure: nil)
         } catch {
             release(&state, failure: error)

@@ -5,12 +5,13 @@ import ImgFetchCore
 /// an earlier run completed with the same input and settings are held back until that is sure,
 /// then reported as skipped without a request.
 extension Run {
-    func makeDatasetWriter() -> DatasetWriter {
+    func makeDatasetWriter(store: ObjectStoreOutput?) -> DatasetWriter {
         let pixels = options.saveAs.configuration
         var settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
         settings.namePrefix = options.shardPrefix ?? ShardNames.prefix(for: options.shard)
+        settings.upload = store.map { ShardUpload(store: $0) }
         let reporting = DatasetWriter.Reporting(
             count: { [reporter, control] row in
                 reporter.count(row.report.result, progress: row.progress, transfer: row.transfer)
@@ -37,6 +38,8 @@ extension Run {
         let samples = dataset.settings.samplesPerShard
         let prefix = dataset.settings.namePrefix
         let input = ShardInput()
+        // The list reader's own handle for reading finished shards back from the store.
+        let client = dataset.settings.upload.map { S3Client(access: $0.store.access, settings: $0.store.settings, stop: $0.stop) }
         // By bytes: Swift's String equality would take "é" and "e\u{301}" for one key.
         var keys: [[UInt8]: ListPosition] = [:]
         var held: HeldShard?
@@ -69,7 +72,7 @@ extension Run {
             held = nil
             if holding.finished.digest == digest {
                 dataset.skip(shard: shard)
-                let path = options.outputDirectory + "/" + ShardNames(shard: shard, prefix: prefix).tar
+                let path = dataset.settings.location + "/" + ShardNames(shard: shard, prefix: prefix).tar
                 for row in holding.rows {
                     guard control.admit(rowBytes: row.entry.row?.bytes ?? 0) else { return false }
                     reporter.model.itemQueued()
@@ -96,7 +99,7 @@ extension Run {
                 let position = ListPosition(listName: list.name, line: number)
                 let (shard, row) = dataset.position(of: sequence)
                 let (entry, key) = keyed(read, generated: ShardNames(shard: shard, prefix: prefix).key(row: row), position: position, keys: &keys)
-                if row == 0, let finished = FinishedShard.read(shard: shard, in: options.outputDirectory, prefix: prefix),
+                if row == 0, let finished = finishedShard(shard, prefix: prefix, client: client, dataset: dataset),
                    finished.settings == dataset.settings.fingerprint {
                     held = HeldShard(shard: shard, finished: finished)
                 }
@@ -118,6 +121,14 @@ extension Run {
         }
         if sequence % samples != 0 { guard inputRead(shard: sequence / samples) else { return } }
         dataset.listEnded(rows: sequence)
+    }
+
+    /// Shard `shard` as an earlier run completed it: in the object store with `-o s3://…`, else in the output directory.
+    private func finishedShard(_ shard: Int, prefix: String, client: S3Client?, dataset: DatasetWriter) -> FinishedShard? {
+        if let client, let store = dataset.settings.upload?.store {
+            return FinishedShard.read(shard: shard, in: store, client: client, prefix: prefix)
+        }
+        return FinishedShard.read(shard: shard, in: options.outputDirectory, prefix: prefix)
     }
 
     /// The row's key: its key column's value (`--key-column`), checked and not seen before, or

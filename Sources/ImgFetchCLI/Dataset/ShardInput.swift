@@ -55,7 +55,8 @@ struct ShardInput {
 /// still there, of the size the stats file says. Its results file says which rows failed: a
 /// re-run reports those as failed again, with the first run's error and HTTP status, not as
 /// skipped in a tar they are not in. A shard with a row that failed for want of disk (class
-/// `filesystem`) is not finished: a re-run fetches it again, as a worker retried after exit 75 must.
+/// `filesystem` or `storage`) is not finished: a re-run fetches it again, as a worker retried after
+/// exit 75 must. With `-o s3://…` the shard's objects are read, never the work directory.
 struct FinishedShard: Equatable {
     /// A row that failed, as the results file has it.
     struct Failure: Equatable {
@@ -73,19 +74,35 @@ struct FinishedShard: Equatable {
 
     /// Reads shard `shard`'s stats in `directory`; nil when the shard is not complete there.
     static func read(shard: Int, in directory: String, prefix: String = "") -> FinishedShard? {
-        let names = ShardNames(shard: shard, prefix: prefix)
-        var info = stat()
-        guard stat(directory + "/" + names.tar, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let bytes = contents(of: directory + "/" + names.stats, limit: 1 << 20),
+        read(ShardNames(shard: shard, prefix: prefix), size: { name in
+            var info = stat()
+            guard stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            return Int(info.st_size)
+        }, contents: { name, limit in contents(of: directory + "/" + name, limit: limit) })
+    }
+
+    /// Reads shard `shard`'s stats in the object store (`-o s3://…`) through `client`; nil when
+    /// the shard is not complete there, or the store cannot say.
+    static func read(shard: Int, in store: ObjectStoreOutput, client: S3Client, prefix: String = "") -> FinishedShard? {
+        let bucket = store.location.bucket
+        return read(ShardNames(shard: shard, prefix: prefix), size: { name in
+            (try? client.size(bucket: bucket, key: store.location.key(name))) ?? nil
+        }, contents: { name, limit in (try? client.get(bucket: bucket, key: store.location.key(name), limit: limit)) ?? nil })
+    }
+
+    /// The shard `names` as `size` (of a file or object, nil when there is none) and `contents`
+    /// (its bytes up to a limit) find it: complete when its stats, results and tar agree.
+    private static func read(_ names: ShardNames, size: (String) -> Int?, contents: (String, Int) -> [UInt8]?) -> FinishedShard? {
+        guard let bytes = contents(names.stats, 1 << 20),
               let members = try? JSONObjectScanner.members(of: bytes) else { return nil }
         func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
         guard let digest = value("input_sha256").flatMap(JSONObjectScanner.string),
               let settings = value("settings").flatMap(JSONObjectScanner.string),
-              value("tar_bytes") == String(info.st_size),
+              let tarBytes = size(names.tar), value("tar_bytes") == String(tarBytes),
               let rows = value("rows").flatMap({ Int($0) }),
-              let results = contents(of: directory + "/" + names.results, limit: resultsLimit),
+              let results = contents(names.results, resultsLimit),
               let failures = failures(in: results, rows: rows),
-              !failures.values.contains(where: { $0.error.kind == .filesystem }) else { return nil }
+              !failures.values.contains(where: { $0.error.kind == .filesystem || $0.error.kind == .storage }) else { return nil }
         return FinishedShard(digest: digest, settings: settings, failures: failures)
     }
 

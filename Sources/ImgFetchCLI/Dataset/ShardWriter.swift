@@ -15,6 +15,8 @@ final class ShardWriter {
     let shard: Int
     let names: ShardNames
     private let directory: String
+    /// Where the shard ends up, as result lines name it: `directory`, or `s3://BUCKET/PREFIX`.
+    private let location: String
     private var tar: StagedFile?
     private var tarWriter: TarWriter?
     private var results: StagedFile?
@@ -31,11 +33,12 @@ final class ShardWriter {
     /// The image member's extension for every sample (`--save-as jpeg`: `jpg`); nil: the original's format's.
     private let pixelExtension: String?
 
-    init(shard: Int, directory: String, pixelExtension: String?, namePrefix: String = "") {
+    init(shard: Int, directory: String, location: String? = nil, pixelExtension: String?, namePrefix: String = "") {
         self.pixelExtension = pixelExtension
         self.shard = shard
         names = ShardNames(shard: shard, prefix: namePrefix)
         self.directory = directory
+        self.location = location ?? directory
     }
 
     /// Writes one row, in input order: its members when it has an output, and its results line.
@@ -47,7 +50,7 @@ final class ShardWriter {
         let status = report.result.status
         if status == .cancelled || report.result.error?.kind == .deadline { cutShort = true }
         if status == .saved, failure == nil, let output = report.result.handedOver {
-            report.result.paths = [directory + "/" + names.tar]
+            report.result.paths = [location + "/" + names.tar]
             do {
                 try openIfNeeded()
                 try writeSample(report, key: key, output: output)

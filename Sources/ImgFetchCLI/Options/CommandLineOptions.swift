@@ -22,8 +22,15 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     /// List files in command-line order; empty means stdin, and `-` names stdin explicitly.
     public var lists: [String] = []
-    /// Where images go (created if missing).
+    /// Where images go (created if missing); with `-o s3://…`, the local work directory
+    /// (`--work-dir`) where files are made before they are uploaded.
     public var outputDirectory = "."
+    /// `-o s3://BUCKET/PREFIX`: where finished files and shards are uploaded; nil: a local directory.
+    var objectStore: S3Location?
+    /// The credentials, region and endpoint of `objectStore`, from the environment.
+    var objectStoreAccess: S3Access?
+    /// `--work-dir`: the local directory of an object-storage run; nil: the default (`ObjectStoreOutput.defaultWorkDirectory`).
+    var workDirectory: String?
     /// Simultaneous transfers.
     public var concurrency = library.concurrency
     /// Simultaneous transfers to one host.

@@ -13,7 +13,7 @@ enum Option: Hashable, Sendable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries, ratePerHost, hostFailures, deadline
         case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report, gallery
         case saveAs, maxDimension, resize, fit, padColor, quality, maxPixels, cachePolicy, completions, inputFormat, urlColumn, captionColumn
-        case keyColumn, outputFormat, shardSamples, shardPrefix, shard, shardBy
+        case keyColumn, outputFormat, shardSamples, shardPrefix, shard, shardBy, workDirectory
     }
 
     case flag(Flag)

@@ -92,6 +92,7 @@ public enum OptionParser {
         if options.shard == nil && options.action == .run { options.shard = try ShardSelector.fromEnvironment(environment) }
         options.shard?.key = options.shardBy
         try checkCombinations(options)
+        if options.action == .run { try resolveObjectStore(&options, environment: environment) }
         return options
     }
 
@@ -126,6 +127,24 @@ public enum OptionParser {
             throw UsageError(option: "--require-verified", problem: .combination(
                 "cannot be used with --no-decode: without decoding nothing is verified"))
         }
+    }
+
+    /// `-o s3://…`: its credentials from the environment, and its local work directory.
+    private static func resolveObjectStore(_ options: inout CommandLineOptions, environment: [String: String]) throws(UsageError) {
+        guard let location = options.objectStore else {
+            if options.workDirectory != nil {
+                throw UsageError(option: "--work-dir", problem: .combination("needs -o s3://BUCKET/PREFIX: a local output is its own work directory"))
+            }
+            return
+        }
+        if options.galleryFile != nil {
+            throw UsageError(option: "--gallery", problem: .combination("cannot be used with -o s3://…: the page links to local files"))
+        }
+        switch S3Access.fromEnvironment(environment) {
+        case .success(let access): options.objectStoreAccess = access
+        case .failure(let error): throw UsageError(option: "-o", problem: .combination("\(location): \(error.reason)"))
+        }
+        options.outputDirectory = options.workDirectory ?? ObjectStoreOutput.defaultWorkDirectory(for: location, environment: environment)
     }
 
     /// Options of WebDataset shards, and the options of files that shards have no use for.
@@ -233,7 +252,20 @@ public enum OptionParser {
                               to options: inout CommandLineOptions) throws(UsageError) {
         switch option {
         case .outputDirectory:
-            options.outputDirectory = try ValueParser.path(value, for: spelling)
+            if let scheme = ValueParser.urlScheme(value) {
+                guard scheme == "s3" else {
+                    throw UsageError(option: spelling, problem: .invalidValue(value, reason: "only s3:// object storage is supported; a local directory has no scheme"))
+                }
+                switch S3Location.parse(value) {
+                case .success(let location): options.objectStore = location
+                case .failure(let error): throw UsageError(option: spelling, problem: .invalidValue(value, reason: error.reason))
+                }
+            } else {
+                options.objectStore = nil
+                options.outputDirectory = try ValueParser.path(value, for: spelling)
+            }
+        case .workDirectory:
+            options.workDirectory = try ValueParser.path(value, for: spelling)
         case .concurrency:
             options.concurrency = try ValueParser.integer(value, in: 1...1024, for: spelling)
         case .perHost:
@@ -479,6 +511,17 @@ enum ValueParser {
         var buffer = in6_addr()
         return inet_pton(AF_INET, address, &buffer) == 1 || inet_pton(AF_INET6, address, &buffer) == 1
     }
+
+    /// `s3` of `s3://…`: the scheme of a URL-like value (letters, digits, `+`, `-`, `.` before `://`).
+    static func urlScheme(_ value: String) -> String? {
+        guard let colon = value.utf8.firstIndex(of: UInt8(ascii: ":")), value.utf8[colon...].starts(with: "://".utf8) else { return nil }
+        let scheme = value[..<colon]
+        guard let first = scheme.utf8.first, isLetter(first),
+              scheme.utf8.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return nil }
+        return scheme.lowercased()
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
     static func path(_ value: String, for option: String) throws(UsageError) -> String {
         guard !value.isEmpty else { throw invalid(value, option, "expected a non-empty path") }

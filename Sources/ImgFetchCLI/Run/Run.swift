@@ -15,7 +15,9 @@ struct Run {
     func execute(_ lists: [ListSource]) throws(SetupError) -> Int32 {
         let started = monotonicSeconds()
         let downloader: ImageDownloader
-        let dataset = options.outputFormat == .webdataset ? makeDatasetWriter() : nil
+        let store = ObjectStoreOutput(options)
+        let dataset = options.outputFormat == .webdataset ? makeDatasetWriter(store: store) : nil
+        let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
             configuration.onWarning = { [reporter] message in reporter.warn(message) }
@@ -30,7 +32,7 @@ struct Run {
             if let dataset {
                 readShards(lists, into: downloader, dataset: dataset)
             } else {
-                read(lists, into: downloader)
+                read(lists, into: downloader, uploader: uploader)
             }
             reporter.model.listFinished()
             control.listFinished()
@@ -42,12 +44,17 @@ struct Run {
         if ending == .deadline, let seconds = options.deadline {
             reporter.warn("the run's deadline of \(Self.secondsText(seconds)) s passed (--deadline): running transfers "
                 + "are cancelled, the items still pending fail, and the rest of the list is not read")
-            downloader.cancelAll(failingWith: DownloadError(.deadline, "not done within the run's deadline of "
-                + "\(Self.secondsText(seconds)) s (--deadline)"))
+            let error = DownloadError(.deadline, "not done within the run's deadline of \(Self.secondsText(seconds)) s (--deadline)")
+            downloader.cancelAll(failingWith: error)
+            uploader?.cancel(failingWith: error)
+            dataset?.cancelUploads()
         } else if ending != .completed {
             downloader.cancelAll()
+            uploader?.cancel()
+            dataset?.cancelUploads()
         }
         control.waitForOutstanding()
+        uploader?.close()
         downloader.close()
         let shardProblems = dataset?.finish() ?? []
         for problem in shardProblems { reporter.warn(problem) }
@@ -71,7 +78,7 @@ struct Run {
         seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 
-    private func read(_ lists: [ListSource], into downloader: ImageDownloader) {
+    private func read(_ lists: [ListSource], into downloader: ImageDownloader, uploader: ObjectUploader?) {
         for list in lists {
             while let (number, entry) = list.next() {
                 if case .skip = entry { continue }
@@ -91,9 +98,12 @@ struct Run {
                 let row = item.row
                 let options = DownloadOptions(fileName: item.outName, priority: item.priority)
                 downloader.download(item.url, options: options, progress: progress, completion: { result in
-                    reporter.report(ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row),
-                                    progress: slot, transfer: transfer)
-                    control.itemDone(rowBytes: row?.bytes ?? 0)
+                    let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
+                    let done: ObjectUploader.Done = { report in
+                        reporter.report(report, progress: slot, transfer: transfer)
+                        control.itemDone(rowBytes: row?.bytes ?? 0)
+                    }
+                    if let uploader { uploader.submit(report, done: done) } else { done(report) }
                 })
             }
         }

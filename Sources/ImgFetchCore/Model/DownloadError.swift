@@ -21,6 +21,8 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case unverified
         /// The output could not be written.
         case filesystem
+        /// The object store (`-o s3://…`) refused the upload or could not be reached, after the retries.
+        case storage
         /// `--cache-policy only-if-cached` and the index has no usable entry.
         case notCached
         /// The list line could not be used.

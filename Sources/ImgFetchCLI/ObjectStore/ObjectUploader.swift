@@ -1,0 +1,133 @@
+import Glibc
+import ImgFetchCore
+
+/// The upload stage of a `-o s3://…` run with a file per image: each result that has files
+/// (saved, or skipped because the work directory has them already) waits here until its files
+/// are objects in the store, and only then goes on to its result line, with the objects' `s3://`
+/// URLs as its paths. So "saved" means the store answered 200 to the PUT.
+///
+/// A skipped item's file was made by an earlier run, which may have died before its upload, or
+/// whose upload failed: it is uploaded unless the store has an object of its size already (one
+/// HEAD). An upload that fails after its retries fails the item with class `storage`; its local
+/// file stays, so a re-run uploads it without downloading it again.
+///
+/// `threads` upload threads, each with its own `S3Client` (a libcurl handle that only that thread
+/// touches). Results reach `submit` on the output thread and leave from the upload threads; the
+/// run's admission window bounds how many wait here.
+final class ObjectUploader: @unchecked Sendable {
+    typealias Done = @Sendable (ItemReport) -> Void
+
+    private struct Job {
+        let report: ItemReport
+        let done: Done
+    }
+
+    private let output: ObjectStoreOutput
+    private let stop = S3Client.Stop()
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var jobs: [Job] = []
+    private var next = 0
+    private var closing = false
+    private var running: Int
+    private var endedWith: DownloadError?
+
+    init(output: ObjectStoreOutput, threads: Int) {
+        self.output = output
+        running = threads
+        for number in 0..<threads {
+            startThread(name: "imgfetch.upload.\(number)") { [self] in work() }
+        }
+    }
+
+    /// Upload threads for `concurrency` transfers: uploads wait on the network as downloads do.
+    static func threads(concurrency: Int) -> Int { min(16, max(2, concurrency / 2)) }
+
+    /// Hands `report` on to `done` once its files are uploaded; at once when it has none.
+    func submit(_ report: ItemReport, done: @escaping Done) {
+        guard Self.hasFiles(report.result) else { return done(report) }
+        lock.withLock {
+            jobs.append(Job(report: report, done: done))
+            lock.signal()
+        }
+    }
+
+    private static func hasFiles(_ result: DownloadResult) -> Bool {
+        (result.status == .saved || result.status == .skipped) && !result.paths.isEmpty
+    }
+
+    /// Ends the uploads in progress and fails every waiting one with `error` (cancelled by default).
+    func cancel(failingWith error: DownloadError = .cancelled) {
+        lock.withLock {
+            if endedWith == nil { endedWith = error }
+        }
+        stop.request()
+    }
+
+    /// Waits until every thread is done; the submitted jobs have all been handed on by then.
+    func close() {
+        lock.withLock {
+            closing = true
+            lock.broadcast()
+            while running > 0 { lock.wait() }
+        }
+    }
+
+    private func work() {
+        let client = S3Client(access: output.access, settings: output.settings, stop: stop)
+        while true {
+            lock.lock()
+            while next == jobs.count && !closing { lock.wait() }
+            guard next < jobs.count else {
+                running -= 1
+                lock.broadcast()
+                lock.unlock()
+                return
+            }
+            let job = jobs[next]
+            next += 1
+            if next == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                next = 0
+            }
+            let ended = endedWith
+            lock.unlock()
+            var report = job.report
+            report.result = ended.map { Self.ended(report.result, by: $0) } ?? upload(report.result, with: client)
+            job.done(report)
+        }
+    }
+
+    /// The result once its files are objects: their URLs as its paths, or a failure.
+    private func upload(_ result: DownloadResult, with client: S3Client) -> DownloadResult {
+        var result = result
+        var urls: [String] = []
+        for path in result.paths {
+            guard let name = output.name(ofLocal: path) else { continue }
+            do {
+                if result.status == .skipped, let stored = try client.size(bucket: output.location.bucket, key: output.location.key(name)),
+                   stored == Self.localSize(path) {
+                    urls.append(output.location.url(name))
+                    continue
+                }
+                try client.put(file: path, bucket: output.location.bucket, key: output.location.key(name),
+                               contentType: ObjectStoreOutput.contentType(of: name))
+                urls.append(output.location.url(name))
+            } catch {
+                return Self.ended(result, by: error)
+            }
+        }
+        result.paths = urls
+        return result
+    }
+
+    private static func ended(_ result: DownloadResult, by error: DownloadError) -> DownloadResult {
+        if error.kind == .cancelled { return .cancelled }
+        return .failed(error, attempts: result.attempts, httpStatus: result.httpStatus, httpVersion: result.httpVersion)
+    }
+
+    private static func localSize(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+}
