@@ -357,6 +357,75 @@ def checks(spark, nginx, scratch):
     print("check-spark: 7. reserved worker options, usage errors and another N than the output's stop the job "
           "before it starts")
 
+    check_object_store(spark, nginx, scratch)
+
+
+def check_object_store(spark, nginx, scratch):
+    """8. -o s3://…: a real S3 server (moto, checking signatures; Scripts/s3-test.py in .venv-tests)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    python, tool = f"{root}/.venv-tests/bin/python", f"{root}/Scripts/s3-test.py"
+    store = subprocess.Popen([python, tool, "serve", "--bucket", "spark", "--log", f"{scratch}/s3.log",
+                              "--faults", f"{scratch}/s3-faults.json"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    info = json.loads(store.stdout.readline() or "{}")
+    check("endpoint" in info, "the S3 server did not start")
+    environment = {"AWS_ACCESS_KEY_ID": info["access_key"], "AWS_SECRET_ACCESS_KEY": info["secret_key"],
+                   "AWS_ENDPOINT_URL": info["endpoint"], "AWS_REGION": "us-east-1"}
+    saved_environment = {name: os.environ.get(name) for name in environment}
+    os.environ.update(environment)
+    try:
+        urls = [nginx.url(f"/i/p-{n}.jpg") for n in range(6000, 6200)]
+        with open(f"{scratch}/s3.txt", "w") as out:
+            out.write("\n".join(urls) + "\n")
+        args = job([f"{scratch}/s3.txt"], "s3://spark/ds", 4, ["--output-format", "webdataset", "--shard-samples", "30"],
+                   results=f"{scratch}/s3-results.parquet")
+        spark_fetch.run(args, spark)
+        rows = results(spark, args)
+        check(len(rows) == 200 and Counter(r["status"] for r in rows) == Counter(saved=200),
+              f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
+        check(all(p.startswith(f"s3://spark/ds/part-0000{r['partition']}/part-0000{r['partition']}-") for r in rows for p in r["paths"]),
+              f"paths {rows[0]['paths']}")
+        listed = subprocess.run([python, tool, "list", "--store", info["store"], "--bucket", "spark", "--prefix", "ds/"],
+                                capture_output=True, text=True, env={**os.environ, **environment}, check=True)
+        objects = {json.loads(line)["key"]: json.loads(line) for line in listed.stdout.splitlines()}
+        tars = sorted(key for key in objects if key.endswith(".tar"))
+        check(tars and all(key[:-4] + "_stats.json" in objects and key[:-4] + ".jsonl" in objects for key in tars),
+              f"objects {sorted(objects)}")
+        samples = 0
+        for key in tars:
+            path = f"{scratch}/got.tar"
+            subprocess.run([python, tool, "get", "--store", info["store"], "--bucket", "spark", "--key", key, "--out", path],
+                           env={**os.environ, **environment}, check=True)
+            stats = json.loads(subprocess.run([python, tool, "get", "--store", info["store"], "--bucket", "spark",
+                                               "--key", key[:-4] + "_stats.json", "--out", "/dev/stdout"],
+                                              capture_output=True, text=True, env={**os.environ, **environment},
+                                              check=True).stdout)
+            check(stats["tar_bytes"] == os.path.getsize(path), f"{key}: stats say {stats['tar_bytes']} B")
+            with tarfile.open(path) as archive:
+                samples += sum(1 for member in archive.getmembers() if member.name.endswith(".jpg"))
+        check(samples == 200, f"{samples} samples in the store's tars, expected 200")
+        work = os.path.join(os.environ.get("TMPDIR", "/tmp"), "spark-fetch-work", spark_fetch.work_name(args))
+        left = [name for part in os.listdir(work) for name in os.listdir(f"{work}/{part}") if name != ".imgfetch"]
+        check(not left, f"files left in the work directories: {left}")
+
+        before = nginx.requests()
+        spark_fetch.run(args, spark)
+        again = results(spark, args)
+        check(nginx.requests() == before, f"{sum((nginx.requests() - before).values())} image requests on the second run")
+        check(identity(again) == identity(rows) and Counter(r["status"] for r in again) == Counter(skipped=200),
+              "the second run's rows differ from the first's")
+        shutil.rmtree(work, ignore_errors=True)
+    finally:
+        for name, value in saved_environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        store.stdin.close()
+        store.wait(timeout=30)
+    print(f"check-spark: 8. -o s3://: 200 samples in {len(tars)} shards in the store, read back whole; "
+          "a second run: 0 image requests, the same rows")
+
 
 def kill_mid_shard(part, killed):
     """SIGKILLs the worker writing `part` once it has committed a shard and is inside the next."""

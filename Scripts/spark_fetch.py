@@ -2,6 +2,7 @@
 """spark-fetch: fetches URL lists with imgfetch on a Spark cluster (or Spark's local mode).
 
     Scripts/spark-fetch urls.txt -o /shared/out --partitions 64 -- --output-format webdataset
+    Scripts/spark-fetch urls.txt -o s3://bucket/photos --results /shared/photos.parquet -- --output-format webdataset
     spark-submit --master yarn Scripts/spark_fetch.py s3a://b/urls.parquet --input-format parquet \\
         --url-column url -o /shared/out --imgfetch /opt/imgfetch/bin/imgfetch
 
@@ -14,7 +15,8 @@ The flow, one direction (docs/CLUSTER.md has the reasons):
      big-endian, modulo N). Within a partition items are sorted by their place, so a re-run gives
      every worker the same lines in the same order (the same shards, the same sample keys).
   3. Each partition is piped through one imgfetch worker: RDD.pipe(checkCode=True). Partition K
-     writes OUTPUT/part-K. The worker runs with --failures-are-data: failed items are data
+     writes OUTPUT/part-K (with OUTPUT s3://BUCKET/PREFIX, uploads there from a work directory on
+     the executor's local disk, ${TMPDIR:-/tmp}/spark-fetch-work/...). The worker runs with --failures-are-data: failed items are data
      (exit 0); exit 75 (a full disk, an unwritable output, a signal) fails the task, which Spark
      retries.
   4. The workers' result lines are matched to their input lines by the line number each result
@@ -42,12 +44,15 @@ RESERVED = {
     "--shard-by": "spark-fetch's --shard-by", "--jsonl": "spark-fetch", "--failures-are-data": "spark-fetch",
     "--report": "the results Parquet (every worker would write one file)",
     "--gallery": "nothing (every worker would write one page)", "--progress": "spark-fetch",
-    "--shard-prefix": "spark-fetch (part-K-)", "--help": "nothing", "--version": "nothing", "--man": "nothing", "--completions": "nothing",
+    "--shard-prefix": "spark-fetch (part-K-)", "--work-dir": "spark-fetch (the executor's local disk)", "--help": "nothing", "--version": "nothing", "--man": "nothing", "--completions": "nothing",
 }
 
 # What the workers may inherit from the driver's environment (RDD.pipe gives them none otherwise).
 PASSED_ENVIRONMENT = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
                       "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "TMPDIR")
+# ... and, with -o s3://…, the object store's credentials, region and endpoint.
+STORE_ENVIRONMENT = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
+                     "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3")
 
 # The result columns: name, Spark type.
 RESULT_COLUMNS = [
@@ -300,8 +305,16 @@ def worker_command(args):
     two lines tell the shell its number and where Spark put the binary; the rest is its list.
     WebDataset shards and keys start with `part-K-`: every partition numbers its shards from 0."""
     prefix = ' --shard-prefix "part-$part-"' if webdataset(args) else ""
-    script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"' + prefix
+    # An object store's partitions work on the executor's local disk, in a directory of their
+    # own that a retry on the same host finds again (the cache index, for files).
+    work = f' --work-dir "${{TMPDIR:-/tmp}}/spark-fetch-work/{work_name(args)}/part-$part"' if args.store else ""
+    script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"' + prefix + work
     return shlex.join(["/bin/sh", "-c", script, args.output] + worker_options(args))
+
+
+def work_name(args):
+    """The work directories' folder for OUTPUT: its text's SHA-256, shortened."""
+    return hashlib.sha256(args.output.encode()).hexdigest()[:16]
 
 
 def webdataset(args):
@@ -310,8 +323,9 @@ def webdataset(args):
         a == "--output-format" and b == "webdataset" for a, b in zip(options, options[1:]))
 
 
-def worker_environment():
-    return {name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ}
+def worker_environment(args):
+    names = PASSED_ENVIRONMENT + (STORE_ENVIRONMENT if args.store else ())
+    return {name: os.environ[name] for name in names if name in os.environ}
 
 
 def check_passed_options(options):
@@ -331,8 +345,11 @@ def preflight(args):
         return
     with tempfile.TemporaryDirectory(prefix="spark-fetch-") as scratch:
         prefix = ["--shard-prefix", "part-00000-"] if webdataset(args) else []
-        done = subprocess.run([binary, "-"] + worker_options(args) + ["-o", os.path.join(scratch, "out")] + prefix,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={})
+        output = ["-o", args.output + "/part-00000", "--work-dir", os.path.join(scratch, "work")] if args.store \
+            else ["-o", os.path.join(scratch, "out")]
+        done = subprocess.run([binary, "-"] + worker_options(args) + output + prefix,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env=worker_environment(args))
     if done.returncode == 2:
         sys.stderr.write(done.stderr.decode("utf-8", "replace"))
         print("spark-fetch: the worker's options are not usable (imgfetch exited 2); nothing was started", file=sys.stderr)
@@ -344,8 +361,9 @@ def parse_args(argv):
                                      usage="%(prog)s LIST... -o OUTPUT [options] [-- IMGFETCH-OPTIONS...]")
     parser.add_argument("lists", nargs="+", metavar="LIST", help="URL lists: paths, directories, globs or URIs Spark reads")
     parser.add_argument("-o", "--output", required=True,
-                        help="where partition K writes: OUTPUT/part-K (a local or shared directory)")
-    parser.add_argument("--results", help="the results' Parquet directory (default OUTPUT/results.parquet)")
+                        help="where partition K writes: OUTPUT/part-K (a local or shared directory, or s3://BUCKET/PREFIX)")
+    parser.add_argument("--results", help="the results' Parquet directory (default OUTPUT/results.parquet; "
+                        "needed with an s3:// OUTPUT)")
     parser.add_argument("--partitions", type=int, help="N, the number of workers (default: Spark's parallelism)")
     parser.add_argument("--input-format", choices=["txt", "csv", "tsv", "jsonl", "parquet"], default="txt")
     parser.add_argument("--url-column", default="url")
@@ -369,10 +387,19 @@ def parse_args(argv):
         parser.error("--partitions must be from 1 to 1000000")
     if args.output.startswith("file:"):
         args.output = re.sub(r"^file:(//)?", "", args.output)
-    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", args.output):
-        parser.error(f"-o {args.output}: the workers write to a directory (a local or shared file system path)")
-    args.output = os.path.abspath(args.output)
+    args.store = args.output.startswith("s3://")
+    if args.store:
+        args.output = args.output.rstrip("/")
+        if not args.results:
+            parser.error(f"-o {args.output}: give --results, a local or shared path for the results and the job's record")
+    elif re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", args.output):
+        parser.error(f"-o {args.output}: the workers write to a directory (a local or shared file system path) "
+                     "or to s3://BUCKET/PREFIX")
+    else:
+        args.output = os.path.abspath(args.output)
     args.results = args.results or os.path.join(args.output, "results.parquet")
+    if args.store and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", args.results) and not args.results.startswith("file:"):
+        parser.error(f"--results {args.results}: with an s3:// OUTPUT, the results go to a local or shared path")
     return args
 
 
@@ -492,7 +519,7 @@ def run(args, spark=None):
         files = list_files(spark, args.lists)
         count = partition_count(spark, args)
         lines, places = partition_lines(spark, args, files, count)
-        piped = lines.pipe(worker_command(args), env=worker_environment(), checkCode=True)
+        piped = lines.pipe(worker_command(args), env=worker_environment(args), checkCode=True)
         rows = spark.createDataFrame(piped.mapPartitionsWithIndex(matched_results(places)), MATCHED_SCHEMA,
                                      verifySchema=False)
         # One job runs the workers and writes what they said; everything after reads that. (A
@@ -527,11 +554,17 @@ JOB_RECORD = "_spark-fetch.json"
 
 
 def partition_count(spark, args):
-    """N: --partitions, or the N that OUTPUT was written with (OUTPUT/_spark-fetch.json), or
-    Spark's parallelism. Another N than the recorded one would put items in other part-K
-    directories than before: their earlier files would stay beside new copies."""
+    """N: --partitions, or the N that OUTPUT was written with (OUTPUT/_spark-fetch.json; for an
+    s3:// OUTPUT, RESULTS_spark-fetch.json beside the results), or Spark's parallelism. Another N
+    than the recorded one would put items in other part-K directories than before: their earlier
+    files would stay beside new copies."""
     import json
-    record = os.path.join(args.output, JOB_RECORD)
+    if args.store:
+        local = re.sub(r"^file:(//)?", "", args.results.rstrip("/"))
+        record = local + JOB_RECORD
+        os.makedirs(os.path.dirname(os.path.abspath(record)), exist_ok=True)
+    else:
+        record = os.path.join(args.output, JOB_RECORD)
     try:
         with open(record) as f:
             recorded = json.load(f).get("partitions")
@@ -542,9 +575,10 @@ def partition_count(spark, args):
         raise SystemExit(f"spark-fetch: {args.output} was written with --partitions {recorded}; give --partitions "
                          f"{recorded}, or another -o")
     if not recorded:
-        os.makedirs(args.output, exist_ok=True)
+        if not args.store:
+            os.makedirs(args.output, exist_ok=True)
         with open(record + ".tmp", "w") as f:
-            json.dump({"partitions": count, "shard_by": args.shard_by}, f)
+            json.dump({"partitions": count, "shard_by": args.shard_by, "output": args.output}, f)
         os.replace(record + ".tmp", record)
     return count
 

@@ -80,7 +80,7 @@ final class WebDatasetTests: EndToEndTestCase {
             let url = try XCTUnwrap(result["url"] as? String)
             let name = String(url.split(separator: "/").last!)
             let original = try server.fileData(name)
-            XCTAssertEqual(record["sha256"] as? String, Self.sha256(original), "\(key): the SHA-256 of the downloaded bytes")
+            XCTAssertEqual(record["sha256"] as? String, sha256Hex(original), "\(key): the SHA-256 of the downloaded bytes")
         }
         // Failures are rows of the results files, not samples.
         let shardResults = try (0...2).flatMap { try jsonLines(String(contentsOfFile: shard(String(format: "%06d.jsonl", $0)), encoding: .utf8)) }
@@ -217,19 +217,5 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertEqual(lines.map { $0[0] }, ["saved", "saved", "cancelled", "cancelled"], "the first shard is complete, the second was cut short")
         XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json"], "nothing of shard 1, not even a temp file")
         XCTAssertTrue(run.stderr.contains("shard \(outputDirectory)/000001.tar was cut short and is not written; run again to complete it"), run.stderr)
-    }
-
-    private static func sha256(_ data: Data) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try? process.run()
-        input.fileHandleForWriting.write(data)
-        try? input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
     }
 }

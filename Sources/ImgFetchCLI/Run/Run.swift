@@ -17,7 +17,6 @@ struct Run {
         let downloader: ImageDownloader
         let store = ObjectStoreOutput(options)
         let dataset = options.outputFormat == .webdataset ? makeDatasetWriter(store: store) : nil
-        let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
             configuration.onWarning = { [reporter] message in reporter.warn(message) }
@@ -28,6 +27,7 @@ struct Run {
         } catch {
             throw SetupError(message: error.message)
         }
+        let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
         startThread(name: "imgfetch.list") { [self] in
             if let dataset {
                 readShards(lists, into: downloader, dataset: dataset)

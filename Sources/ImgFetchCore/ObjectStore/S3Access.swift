@@ -1,8 +1,11 @@
+import Glibc
+
 /// How to reach and sign for an S3-compatible object store, from the standard AWS environment:
 /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` (temporary credentials),
 /// `AWS_REGION` (or `AWS_DEFAULT_REGION`; default `us-east-1`), and `AWS_ENDPOINT_URL_S3` or
 /// `AWS_ENDPOINT_URL` for another store than AWS (MinIO, Ceph, moto, R2, …), which is then
-/// addressed path-style (`ENDPOINT/BUCKET/KEY`). Without an endpoint, AWS's virtual-hosted
+/// addressed path-style (`ENDPOINT/BUCKET/KEY`), and `AWS_CA_BUNDLE` for a store whose certificate
+/// is signed by a private CA (a PEM file; default the system's CAs). Without an endpoint, AWS's virtual-hosted
 /// address (`https://BUCKET.s3.REGION.amazonaws.com/KEY`), or its path-style one for a bucket
 /// name with a dot (which a wildcard certificate cannot cover). Profiles, `~/.aws` files and
 /// instance metadata are not read.
@@ -13,14 +16,17 @@ public struct S3Access: Sendable, Equatable {
     public let region: String
     /// `scheme://host[:port][/path]`, without a trailing slash; nil: AWS itself.
     public let endpoint: String?
+    /// The CA certificates (PEM) the store's certificate is checked against; nil: the system's.
+    public let caBundle: String?
 
     public init(accessKey: String, secretKey: String, sessionToken: String? = nil, region: String = "us-east-1",
-                endpoint: String? = nil) {
+                endpoint: String? = nil, caBundle: String? = nil) {
         self.accessKey = accessKey
         self.secretKey = secretKey
         self.sessionToken = sessionToken
         self.region = region
         self.endpoint = endpoint
+        self.caBundle = caBundle
     }
 
     /// The access in `environment`, or what is missing or wrong, naming the variable.
@@ -49,8 +55,12 @@ public struct S3Access: Sendable, Equatable {
         if let token, token.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return .failure(.init("AWS_SESSION_TOKEN has a control character"))
         }
+        let bundle = value("AWS_CA_BUNDLE")
+        if let bundle, access(bundle, R_OK) != 0 {
+            return .failure(.init("AWS_CA_BUNDLE '\(bundle)' cannot be read: \(Errno.describe())"))
+        }
         return .success(S3Access(accessKey: accessKey, secretKey: secretKey, sessionToken: token,
-                                 region: region, endpoint: endpoint))
+                                 region: region, endpoint: endpoint, caBundle: bundle))
     }
 
     /// The HTTP(S) URL of object `key` in `bucket`.

@@ -37,6 +37,8 @@ public final class S3Client {
         public var requested: Bool { flag.load(ordering: .relaxed) }
     }
 
+    /// S3's limit on one PUT; larger objects need a multipart upload, which this client does not make.
+    static let largestPut = 5 << 30
     /// Most bytes of an error response kept for its message.
     static let errorBodyLimit = 64 << 10
 
@@ -74,6 +76,9 @@ public final class S3Client {
             digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
         }
         let size = Int(info.st_size)
+        guard size <= Self.largestPut else {
+            throw DownloadError(.storage, "s3://\(bucket)/\(key) is \(size) bytes, more than S3 takes in one PUT (5 GiB)")
+        }
         // libcurl's `Expect: 100-continue` stays: a refusal then costs no body. It cannot be
         // turned off with an empty `Expect:` header, which libcurl 7.88 signs but does not send.
         _ = try request(.put(path: path, size: size), bucket: bucket, key: key, payloadHash: digest,
@@ -183,6 +188,7 @@ public final class S3Client {
         CCurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(settings.connectTimeout * 1000))
         CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
         CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(settings.timeout.rounded(.up))))
+        if let bundle = access.caBundle { CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         CCurl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, responseBodyCallback)
         CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, bodyBox.toOpaque())
@@ -227,13 +233,13 @@ public final class S3Client {
         }
         if (200..<300).contains(status) { return (response, nil, false) }
         if status == 404, case .put = method {} else if status == 404 { return (response, nil, false) }
-        let said = Self.errorText(body.bytes, status: status)
+        let said = Self.errorText(body.bytes)
         return (response, DownloadError(.storage, "\(method.name) \(name): HTTP \(status)\(said)\(Self.hint(status))"),
                 RetryPolicy.isTransient(status: status))
     }
 
     /// ` AccessDenied: Access Denied` from S3's XML error body, or nothing.
-    static func errorText(_ body: [UInt8], status: Int) -> String {
+    static func errorText(_ body: [UInt8]) -> String {
         func element(_ name: String) -> String? {
             let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
             guard let start = find(open, in: body, from: 0), let end = find(close, in: body, from: start + open.count) else {

@@ -6,6 +6,11 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
     /// Without a leading or trailing slash; empty for the bucket's top.
     public let prefix: String
 
+    public init(bucket: String, prefix: String) {
+        self.bucket = bucket
+        self.prefix = prefix
+    }
+
     /// `s3://BUCKET[/PREFIX][/]`, or why it is not one. The bucket follows S3's naming rules
     /// (3-63 lowercase letters, digits, dots and hyphens); the prefix has no empty, `.` or `..`
     /// segment and no control character.

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""A real S3-compatible store on loopback for the object-storage tests, and a reader for it.
+
+Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/install-deps).
+
+    s3-test.py serve --bucket NAME [--no-auth] [--tls-cert PEM --tls-key PEM] --log FILE --faults FILE
+        Starts moto's S3 server, and in front of it a proxy that logs every request and can
+        fail some. Prints one JSON line on stdout and serves until stdin closes:
+          {"endpoint": "http://127.0.0.1:PORT", "store": "http://127.0.0.1:PORT2",
+           "access_key": "...", "secret_key": "...", "bucket": "NAME"}
+        "endpoint" is the proxy (what imgfetch is given; https with --tls-cert), "store" is moto itself.
+        With auth (the default), moto checks every request's signature against an IAM user
+        the script creates, whose key is printed; --no-auth checks none (moto's check, boto3's
+        too, rejects keys with '=', '+' or non-ASCII characters, which AWS accepts).
+        --log FILE gets one JSON line per request, once answered:
+          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234}
+        --faults FILE, read at each request, is JSON (or absent):
+          {"status": 503, "rules": [{"method": "PUT", "suffix": ".tar", "times": 2}]}
+        A rule fails its first `times` matching requests (-1: every one) with `status`,
+        without passing them on.
+
+    s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type}
+    s3-test.py get   --store URL --bucket NAME --key K --out FILE
+    s3-test.py delete --store URL --bucket NAME --key K
+        Read and change the store with boto3 (credentials from AWS_ACCESS_KEY_ID and
+        AWS_SECRET_ACCESS_KEY).
+"""
+import argparse
+import hashlib
+import http.client
+import http.server
+import json
+import os
+import socket
+import sys
+import threading
+import urllib.parse
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def client(store):
+    import boto3
+    return boto3.client("s3", endpoint_url=store, region_name="us-east-1",
+                        aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "test"),
+                        aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "test"))
+
+
+def serve(args):
+    if not args.no_auth:
+        # Every request after the first three (the IAM user, its key and its policy) is checked.
+        os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
+    from moto.server import ThreadedMotoServer
+    import boto3
+
+    store_port = free_port()
+    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=store_port, verbose=False)
+    moto.start()
+    store = f"http://127.0.0.1:{store_port}"
+    access_key, secret_key = "test", "test"
+    if not args.no_auth:
+        iam = boto3.client("iam", endpoint_url=store, region_name="us-east-1",
+                           aws_access_key_id="setup", aws_secret_access_key="setup")
+        iam.create_user(UserName="imgfetch")
+        key = iam.create_access_key(UserName="imgfetch")["AccessKey"]
+        iam.put_user_policy(UserName="imgfetch", PolicyName="s3", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        access_key, secret_key = key["AccessKeyId"], key["SecretAccessKey"]
+    boto3.client("s3", endpoint_url=store, region_name="us-east-1", aws_access_key_id=access_key,
+                 aws_secret_access_key=secret_key).create_bucket(Bucket=args.bucket)
+
+    counts = {}
+    lock = threading.Lock()
+
+    def fault(method, key):
+        try:
+            with open(args.faults) as file:
+                faults = json.load(file)
+        except (OSError, ValueError):
+            return None
+        for number, rule in enumerate(faults.get("rules", [])):
+            if rule.get("method", method) != method or not key.endswith(rule.get("suffix", "")):
+                continue
+            with lock:
+                seen = counts.get(number, 0)
+                counts[number] = seen + 1
+            if rule.get("times", -1) < 0 or seen < rule["times"]:
+                return faults.get("status", 503)
+        return None
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_):
+            pass
+
+        def relay(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            path = urllib.parse.urlsplit(self.path).path
+            key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
+            status = fault(self.command, key)
+            if status is not None:
+                payload = (f"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>injected {status}</Message>"
+                           f"</Error>").encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/xml")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            else:
+                upstream = http.client.HTTPConnection("127.0.0.1", store_port, timeout=60)
+                headers = {name: value for name, value in self.headers.items() if name.lower() != "expect"}
+                upstream.request(self.command, self.path, body=body if self.command in ("PUT", "POST") else None,
+                                 headers=headers)
+                response = upstream.getresponse()
+                payload = response.read()
+                status = response.status
+                self.send_response(status)
+                for name, value in response.getheaders():
+                    if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload) if self.command != "HEAD"
+                                                       else response.getheader("Content-Length") or 0))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(payload)
+                upstream.close()
+            with lock, open(args.log, "a") as log:
+                log.write(json.dumps({"method": self.command, "key": key, "status": status, "bytes": len(body)}) + "\n")
+
+        do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = relay
+
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    proxy.daemon_threads = True
+    scheme = "http"
+    if args.tls_cert:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        proxy.socket = context.wrap_socket(proxy.socket, server_side=True)
+        scheme = "https"
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    print(json.dumps({"endpoint": f"{scheme}://127.0.0.1:{proxy.server_address[1]}", "store": store,
+                      "access_key": access_key, "secret_key": secret_key, "bucket": args.bucket}), flush=True)
+    sys.stdin.read()
+    proxy.shutdown()
+    moto.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve")
+    s.add_argument("--bucket", required=True)
+    s.add_argument("--no-auth", action="store_true")
+    s.add_argument("--tls-cert")
+    s.add_argument("--tls-key")
+    s.add_argument("--log", required=True)
+    s.add_argument("--faults", required=True)
+    for name in ("list", "get", "delete"):
+        p = sub.add_parser(name)
+        p.add_argument("--store", required=True)
+        p.add_argument("--bucket", required=True)
+        p.add_argument("--prefix", default="")
+        p.add_argument("--key")
+        p.add_argument("--out")
+    args = parser.parse_args()
+    if args.command == "serve":
+        serve(args)
+    elif args.command == "list":
+        s3 = client(args.store)
+        # Filtered here, not by the request: moto's signature check fails on a Prefix parameter.
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=args.bucket):
+            for item in page.get("Contents", []):
+                if not item["Key"].startswith(args.prefix):
+                    continue
+                got = s3.get_object(Bucket=args.bucket, Key=item["Key"])
+                data = got["Body"].read()
+                print(json.dumps({"key": item["Key"], "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                                  "content_type": got.get("ContentType")}))
+    elif args.command == "get":
+        data = client(args.store).get_object(Bucket=args.bucket, Key=args.key)["Body"].read()
+        with open(args.out, "wb") as file:
+            file.write(data)
+    elif args.command == "delete":
+        client(args.store).delete_object(Bucket=args.bucket, Key=args.key)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+/// A real S3-compatible store on loopback (`Scripts/s3-test.py serve`: moto's server, checking
+/// signatures unless `auth` is false, behind a proxy that logs and can fail requests), with one
+/// bucket. `environment` is what imgfetch needs to reach it; `objects` reads it back with boto3.
+final class S3TestStore {
+    let endpoint: String
+    /// moto itself, for reading back past the proxy.
+    let store: String
+    let accessKey: String
+    let secretKey: String
+    let bucket: String
+    private let directory: URL
+    private let process: Process
+    private let stdin: Pipe
+
+    static var python: URL { TestServer.packageRoot.appendingPathComponent(".venv-tests/bin/python") }
+    static var script: String { TestServer.packageRoot.appendingPathComponent("Scripts/s3-test.py").path }
+
+    /// With `tls`, the endpoint is https, with `certificate` (which doubles as its CA file).
+    init(bucket: String = "pics", auth: Bool = true, tls certificate: SelfSignedCertificate? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
+            throw XCTSkip("no venv at \(Self.python.path): run Scripts/install-deps")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-s3-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        process = Process()
+        process.executableURL = Self.python
+        process.arguments = [Self.script, "serve", "--bucket", bucket, "--log", directory.appendingPathComponent("log.jsonl").path,
+                             "--faults", directory.appendingPathComponent("faults.json").path] + (auth ? [] : ["--no-auth"])
+            + (certificate.map { ["--tls-cert", $0.certificateFile, "--tls-key", $0.keyFile] } ?? [])
+        stdin = Pipe()
+        let output = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line: [UInt8] = []
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard let first = byte.first, first != UInt8(ascii: "\n") else { break }
+            line.append(first)
+        }
+        guard let info = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: String],
+              let endpoint = info["endpoint"], let store = info["store"], let access = info["access_key"], let secret = info["secret_key"] else {
+            process.terminate()
+            throw TestServerError.didNotStart(String(decoding: line, as: UTF8.self))
+        }
+        self.endpoint = endpoint
+        self.store = store
+        accessKey = access
+        secretKey = secret
+        self.bucket = bucket
+    }
+
+    /// What imgfetch reads to reach the store (and nothing of the test's own environment).
+    var environment: [String: String] {
+        ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey, "AWS_ENDPOINT_URL": endpoint,
+         "AWS_REGION": "us-east-1", "PATH": "/usr/bin:/bin"]
+    }
+
+    /// Fails the first `times` requests of `method` whose key ends with `suffix` (-1: all) with `status`.
+    func failRequests(_ rules: [(method: String, suffix: String, times: Int)], status: Int = 503) throws {
+        let json: [String: Any] = ["status": status, "rules": rules.map { ["method": $0.method, "suffix": $0.suffix, "times": $0.times] }]
+        try JSONSerialization.data(withJSONObject: json).write(to: directory.appendingPathComponent("faults.json"))
+    }
+
+    func clearFaults() {
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("faults.json"))
+    }
+
+    struct Request: Decodable, Equatable {
+        let method: String
+        let key: String
+        let status: Int
+    }
+
+    /// Every request the store was sent so far, in the order they were answered.
+    func requests() throws -> [Request] {
+        guard let data = try? Data(contentsOf: directory.appendingPathComponent("log.jsonl")) else { return [] }
+        return try data.split(separator: UInt8(ascii: "\n")).map { try JSONDecoder().decode(Request.self, from: Data($0)) }
+    }
+
+    struct Object: Decodable, Equatable {
+        let key: String
+        let size: Int
+        let sha256: String
+        let contentType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case key, size, sha256
+            case contentType = "content_type"
+        }
+    }
+
+    /// The objects under `prefix`, read back with boto3, by key.
+    func objects(prefix: String = "") throws -> [String: Object] {
+        let run = try tool(["list", "--prefix", prefix])
+        let objects = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Object.self, from: Data($0.utf8)) }
+        return Dictionary(uniqueKeysWithValues: objects.map { ($0.key, $0) })
+    }
+
+    /// Object `key`'s bytes, read with boto3.
+    func data(_ key: String) throws -> Data {
+        let file = directory.appendingPathComponent("get-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = try tool(["get", "--key", key, "--out", file.path])
+        return try Data(contentsOf: file)
+    }
+
+    func delete(_ key: String) throws {
+        _ = try tool(["delete", "--key", key])
+    }
+
+    private func tool(_ arguments: [String]) throws -> Execution {
+        let run = try ImgFetchRunner.run([Self.script] + arguments + ["--store", store, "--bucket", bucket],
+                                         environment: ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey],
+                                         executable: Self.python)
+        guard run.exitCode == 0 else { throw TestServerError.didNotStart("s3-test.py \(arguments.first ?? ""): \(run.stderr)") }
+        return run
+    }
+
+    func stop() {
+        if process.isRunning {
+            try? stdin.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
