@@ -31,7 +31,8 @@ import rerun  # noqa: E402
 import wan  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
 from server import Server  # noqa: E402
-from tools import Aria2c, Curl, DecodeLimit, Img2dataset, Img2datasetShards, Imgfetch, SparkFetch, Tool, Wget2, versions  # noqa: E402
+from tools import (Aria2c, Curl, DecodeLimit, Img2dataset, Img2datasetShards, Imgfetch, ImgfetchS3, SparkFetch, Tool,  # noqa: E402
+                   Wget2, versions)
 
 FULL_SIZES = {"small": 2000, "large": 24, "png": 300, "dup": corpus.DUP_UNIQUE, "tiny": corpus.TINY_URLS,
               "mixed": 2000}
@@ -266,6 +267,14 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                         "The same job on a one-URL list measures Spark's fixed cost (JVM, session, the stages, "
                         "the Parquet write). CPU counts the processes `/usr/bin/time` waited for: the driver, the "
                         "JVM and the workers it started. Output on tmpfs, as for the tiny list."]))
+    scenarios.append(
+        Scenario("s3", f"Object storage: the small set, {small_n} × 640×480, into a directory and into an S3 server "
+                 "on loopback", small_urls, small_paths, small_n, [default, ImgfetchS3(fetch, root)], min(counted, 3), 120,
+                 notes=["`imgfetch LIST -o s3://bench/RUN --work-dir OUT` against `imgfetch LIST -o OUT`: the same "
+                        "fetch, then every file uploaded (signed PUT with the file's SHA-256, one per file, 8 upload "
+                        "threads) to moto's S3 server (`Scripts/s3-test.py serve`, Python, checking every signature), "
+                        "addressed directly. imgfetch's CPU is its own process's; the server's CPU is in the "
+                        "machine's other CPU. At most 3 counted runs."]))
     wanted = set(args.only.split(",")) if args.only else None
     return [s for s in scenarios if wanted is None or s.key in wanted]
 
@@ -280,7 +289,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,rerun,version, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")

@@ -6,6 +6,8 @@ tool cannot run here; unavailable() then says why, and the table shows that inst
 """
 from __future__ import annotations
 
+import atexit
+import json
 import os
 import re
 import shutil
@@ -195,6 +197,48 @@ class SparkFetch(Tool):
                 "-o", out, "--partitions", str(self.partitions), "--master", f"local[{self.partitions}]",
                 "--imgfetch", self.binary, "--conf", "spark.ui.enabled=false",
                 "--", "-j", each, "--per-host", each, "-q"]
+
+
+class ImgfetchS3(Imgfetch):
+    """imgfetch -o s3://BUCKET/PREFIX into a real S3 server on loopback: moto's, checking every
+    signature (Scripts/s3-test.py serve, from the tests' venv), addressed directly. The work
+    directory is the run's output directory, so its files are counted as for `-o DIR`."""
+
+    def __init__(self, binary: str, root: str):
+        super().__init__(binary, "imgfetch -o s3 (moto)")
+        self.root = root
+        self.store: dict[str, str] | None = None
+
+    def unavailable(self):
+        if not os.access(os.path.join(self.root, ".venv-tests", "bin", "python"), os.X_OK):
+            return "not installed (Scripts/install-deps)"
+        return super().unavailable()
+
+    def _start(self) -> dict[str, str]:
+        if self.store is None:
+            process = subprocess.Popen([os.path.join(self.root, ".venv-tests", "bin", "python"),
+                                        os.path.join(self.root, "Scripts", "s3-test.py"), "serve", "--bucket", "bench",
+                                        "--log", os.devnull, "--faults", os.devnull],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.store = json.loads(process.stdout.readline())
+
+            def stop():
+                process.stdin.close()
+                process.wait(timeout=30)
+            atexit.register(stop)
+        return self.store
+
+    def command(self, urls, paths, out):
+        self._start()
+        # moto's signature check fails on keys with characters such as "(" (AWS accepts them).
+        prefix = re.sub(r"[^A-Za-z0-9_-]", "_", os.path.basename(out))
+        return [self.binary, urls, "-o", f"s3://bench/{prefix}", "--work-dir", out, "-j", str(CONCURRENCY),
+                "--per-host", str(CONCURRENCY), "-q", *self.extra]
+
+    def env(self):
+        store = self._start()
+        return {**os.environ, "AWS_ACCESS_KEY_ID": store["access_key"], "AWS_SECRET_ACCESS_KEY": store["secret_key"],
+                "AWS_ENDPOINT_URL": store["store"], "AWS_REGION": "us-east-1"}
 
 
 def versions(imgfetch: str, venv: str) -> dict[str, str]:
