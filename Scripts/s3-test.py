@@ -9,9 +9,12 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
           {"endpoint": "http://127.0.0.1:PORT", "store": "http://127.0.0.1:PORT2",
            "access_key": "...", "secret_key": "...", "bucket": "NAME"}
         "endpoint" is the proxy (what imgfetch is given; https with --tls-cert), "store" is moto itself.
-        With auth (the default), moto checks every request's signature against an IAM user
-        the script creates, whose key is printed; --no-auth checks none (moto's check, boto3's
-        too, rejects keys with '=', '+' or non-ASCII characters, which AWS accepts).
+        The proxy checks every request's signature as AWS documents it (SigV4, S3's canonical
+        URI: the path decoded, then encoded once) and the body against x-amz-content-sha256, and
+        answers 403 SignatureDoesNotMatch or 400 XAmzContentSHA256Mismatch itself. With auth
+        (the default), moto checks the signature too, against an IAM user the script creates,
+        whose key is printed; --no-auth turns moto's check off (it, and boto3's requests to it,
+        fail on keys with '=', '+' or non-ASCII characters, which AWS accepts).
         --log FILE gets one JSON line per request, once answered:
           {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234}
         --faults FILE, read at each request, is JSON (or absent):
@@ -19,18 +22,21 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         A rule fails its first `times` matching requests (-1: every one) with `status`,
         without passing them on.
 
-    s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type}
+    s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
     s3-test.py get   --store URL --bucket NAME --key K --out FILE
+    s3-test.py put   --store URL --bucket NAME --key K --file FILE
     s3-test.py delete --store URL --bucket NAME --key K
         Read and change the store with boto3 (credentials from AWS_ACCESS_KEY_ID and
         AWS_SECRET_ACCESS_KEY).
 """
 import argparse
 import hashlib
+import hmac
 import http.client
 import http.server
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -41,6 +47,43 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+AUTHORIZATION = re.compile(r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request, ?"
+                           r"SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$")
+
+
+def signature_problem(method, target, headers, body, secrets):
+    """Why the request's SigV4 signature or payload hash is wrong, by AWS's documented rules for
+    S3; None when both are right. `headers` maps lowercase names to values."""
+    match = AUTHORIZATION.match(headers.get("authorization", ""))
+    if not match:
+        return 403, "SignatureDoesNotMatch", "no AWS4-HMAC-SHA256 Authorization header"
+    key_id, day, region, service, signed, signature = match.groups()
+    if key_id not in secrets:
+        return 403, "InvalidAccessKeyId", f"unknown key {key_id}"
+    payload = headers.get("x-amz-content-sha256", "")
+    if payload != "UNSIGNED-PAYLOAD" and payload != hashlib.sha256(body).hexdigest():
+        return 400, "XAmzContentSHA256Mismatch", "the body's SHA-256 is not x-amz-content-sha256"
+    parts = urllib.parse.urlsplit(target)
+    uri = urllib.parse.quote(urllib.parse.unquote(parts.path), safe="/~")
+    pairs = [pair.partition("=") for pair in parts.query.split("&") if pair]
+    query = "&".join(sorted(f"{urllib.parse.quote(urllib.parse.unquote(k), safe='-_.~')}="
+                            f"{urllib.parse.quote(urllib.parse.unquote(v), safe='-_.~')}" for k, _, v in pairs))
+    names = signed.split(";")
+    if "host" not in names or any(name not in headers for name in names):
+        return 403, "SignatureDoesNotMatch", f"signed headers {signed} are not all sent"
+    canonical_headers = "".join(f"{name}:{' '.join(headers[name].split())}\n" for name in names)
+    request = "\n".join([method, uri, query, canonical_headers, signed, payload])
+    scope = f"{day}/{region}/{service}/aws4_request"
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", headers.get("x-amz-date", ""), scope,
+                         hashlib.sha256(request.encode()).hexdigest()])
+    key = ("AWS4" + secrets[key_id]).encode()
+    for part in (day, region, service, "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    if not hmac.compare_digest(hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest(), signature):
+        return 403, "SignatureDoesNotMatch", "the signature is not the canonical request's"
+    return None
 
 
 def client(store):
@@ -92,6 +135,10 @@ def serve(args):
                 return faults.get("status", 503)
         return None
 
+    def log(method, key, status, size):
+        with lock, open(args.log, "a") as out:
+            out.write(json.dumps({"method": method, "key": key, "status": status, "bytes": size}) + "\n")
+
     class Proxy(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -104,14 +151,18 @@ def serve(args):
             path = urllib.parse.urlsplit(self.path).path
             key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
             status = fault(self.command, key)
-            if status is not None:
-                payload = (f"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>injected {status}</Message>"
-                           f"</Error>").encode()
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            refusal = signature_problem(self.command, self.path, headers, body, {access_key: secret_key})
+            if refusal or status is not None:
+                status, code, message = refusal or (status, "SlowDown", f"injected {status}")
+                payload = f"<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
+                log(self.command, key, status, len(body))
                 self.send_response(status)
                 self.send_header("Content-Type", "application/xml")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                if self.command != "HEAD":
+                    self.wfile.write(payload)
             else:
                 upstream = http.client.HTTPConnection("127.0.0.1", store_port, timeout=60)
                 headers = {name: value for name, value in self.headers.items() if name.lower() != "expect"}
@@ -120,6 +171,9 @@ def serve(args):
                 response = upstream.getresponse()
                 payload = response.read()
                 status = response.status
+                # Logged before the client has its answer: a test that reads the log once
+                # imgfetch is done finds every request in it.
+                log(self.command, key, status, len(body))
                 self.send_response(status)
                 for name, value in response.getheaders():
                     if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
@@ -130,8 +184,6 @@ def serve(args):
                 if self.command != "HEAD":
                     self.wfile.write(payload)
                 upstream.close()
-            with lock, open(args.log, "a") as log:
-                log.write(json.dumps({"method": self.command, "key": key, "status": status, "bytes": len(body)}) + "\n")
 
         do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = relay
 
@@ -162,13 +214,14 @@ def main():
     s.add_argument("--tls-key")
     s.add_argument("--log", required=True)
     s.add_argument("--faults", required=True)
-    for name in ("list", "get", "delete"):
+    for name in ("list", "get", "put", "delete"):
         p = sub.add_parser(name)
         p.add_argument("--store", required=True)
         p.add_argument("--bucket", required=True)
         p.add_argument("--prefix", default="")
         p.add_argument("--key")
         p.add_argument("--out")
+        p.add_argument("--file")
     args = parser.parse_args()
     if args.command == "serve":
         serve(args)
@@ -182,11 +235,14 @@ def main():
                 got = s3.get_object(Bucket=args.bucket, Key=item["Key"])
                 data = got["Body"].read()
                 print(json.dumps({"key": item["Key"], "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                                  "content_type": got.get("ContentType")}))
+                                  "content_type": got.get("ContentType"), "etag": got.get("ETag")}))
     elif args.command == "get":
         data = client(args.store).get_object(Bucket=args.bucket, Key=args.key)["Body"].read()
         with open(args.out, "wb") as file:
             file.write(data)
+    elif args.command == "put":
+        with open(args.file, "rb") as file:
+            client(args.store).put_object(Bucket=args.bucket, Key=args.key, Body=file.read())
     elif args.command == "delete":
         client(args.store).delete_object(Bucket=args.bucket, Key=args.key)
 

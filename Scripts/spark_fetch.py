@@ -52,7 +52,7 @@ PASSED_ENVIRONMENT = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", 
                       "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "TMPDIR")
 # ... and, with -o s3://…, the object store's credentials, region and endpoint.
 STORE_ENVIRONMENT = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
-                     "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3")
+                     "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CA_BUNDLE")
 
 # The result columns: name, Spark type.
 RESULT_COLUMNS = [
@@ -398,8 +398,12 @@ def parse_args(argv):
     else:
         args.output = os.path.abspath(args.output)
     args.results = args.results or os.path.join(args.output, "results.parquet")
-    if args.store and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", args.results) and not args.results.startswith("file:"):
-        parser.error(f"--results {args.results}: with an s3:// OUTPUT, the results go to a local or shared path")
+    if args.store:
+        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", args.results) and not args.results.startswith("file:"):
+            parser.error(f"--results {args.results}: with an s3:// OUTPUT, the results go to a local or shared path")
+        # The job's record goes beside them, on the driver's file system: a relative path would
+        # mean the driver's directory there and perhaps another place to Spark.
+        args.results = os.path.abspath(re.sub(r"^file:(//)?", "", args.results))
     return args
 
 
@@ -560,16 +564,19 @@ def partition_count(spark, args):
     files would stay beside new copies."""
     import json
     if args.store:
-        local = re.sub(r"^file:(//)?", "", args.results.rstrip("/"))
-        record = local + JOB_RECORD
-        os.makedirs(os.path.dirname(os.path.abspath(record)), exist_ok=True)
+        record = args.results.rstrip("/") + JOB_RECORD
+        os.makedirs(os.path.dirname(record), exist_ok=True)
     else:
         record = os.path.join(args.output, JOB_RECORD)
     try:
         with open(record) as f:
-            recorded = json.load(f).get("partitions")
-    except (OSError, ValueError):
-        recorded = None
+            job = json.load(f)
+        recorded = job.get("partitions")
+    except (OSError, ValueError, AttributeError):
+        job, recorded = {}, None
+    if args.store and recorded and job.get("output") != args.output:
+        raise SystemExit(f"spark-fetch: {args.results} holds the results of {job.get('output')}, not of {args.output}; "
+                         "give another --results")
     count = args.partitions or recorded or spark.sparkContext.defaultParallelism
     if recorded and count != recorded:
         raise SystemExit(f"spark-fetch: {args.output} was written with --partitions {recorded}; give --partitions "

@@ -81,15 +81,22 @@ final class ObjectStorageTests: EndToEndTestCase {
         }
         let secondRequests = try store.requests().dropFirst(storeBefore)
         XCTAssertEqual(secondRequests.filter { $0.method == "PUT" }.map(\.key), ["run1/" + images[1]])
-        XCTAssertEqual(secondRequests.filter { $0.method == "HEAD" }.count, 4)
+        XCTAssertEqual(secondRequests.filter { $0.method == "HEAD" && !$0.key.isEmpty }.count, 4, "one HEAD an object (and one of the bucket)")
         objects = try store.objects(prefix: "run1/")
         XCTAssertEqual(objects["run1/" + images[1]]?.sha256, sha256Hex(try server.fileData(images[1])))
 
-        // An object removed from the store is put again, still without a download.
+        // An object removed from the store is put again, still without a download; so is one whose
+        // HEAD the store refuses (AWS answers 403 for a missing object to keys without s3:ListBucket).
         try store.delete("run1/" + images[2])
         let third = try run(list, ["-o", "s3://pics/run1"])
         XCTAssertEqual(try imageDownloads(), requestsBefore, third.stderr)
         XCTAssertEqual(try store.objects(prefix: "run1/")["run1/" + images[2]]?.sha256, sha256Hex(try server.fileData(images[2])))
+        try store.delete("run1/" + images[3])
+        try store.failRequests([("HEAD", "", -1)], status: 403)
+        let fourth = try run(list, ["-o", "s3://pics/run1"])
+        XCTAssertEqual(try imageDownloads(), requestsBefore, fourth.stderr)
+        XCTAssertEqual(try store.objects(prefix: "run1/")["run1/" + images[3]]?.sha256, sha256Hex(try server.fileData(images[3])))
+        XCTAssertEqual(try jsonLines(fourth.stdout).filter { $0["status"] as? String == "skipped" }.count, 4, fourth.stderr)
     }
 
     func testAWrongSecretFailsEveryItemAsStorageAndAWorkerAsksForARetry() throws {
@@ -113,13 +120,28 @@ final class ObjectStorageTests: EndToEndTestCase {
     func testAnUnreachableStoreFailsTheItemsAfterTheirRetries() throws {
         let list = try scratch.write("urls.txt", server.url("/files/" + images[0]) + "\n")
         var environment = store.environment
-        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(try Self.closedPort())"
         let run = try run(list, ["-o", "s3://pics/run3", "--retries", "1"], environment: environment)
         XCTAssertEqual(run.exitCode, 1)
         let line = try XCTUnwrap(try jsonLines(run.stdout).first)
         let error = try XCTUnwrap(line["error"] as? [String: Any])
         XCTAssertEqual(error["class"] as? String, "storage")
         XCTAssertTrue((error["message"] as? String ?? "").contains("after 2 attempts"), "\(error)")
+    }
+
+    /// A loopback port nothing listens on: bound, then closed.
+    private static func closedPort() throws -> Int {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0 }
+        }
+        guard bound else { throw TestServerError.didNotStart("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     func testShardsGoUpWholeWithTheStatsObjectLastAndAReRunSkipsThem() throws {
@@ -135,18 +157,20 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(results.filter { $0["status"] as? String == "saved" }.count, 4)
         XCTAssertEqual(results.first { $0["status"] as? String == "saved" }?["paths"] as? [String], ["s3://pics/ds/000000.tar"])
 
-        // Each shard: an old stats object deleted, then the tar, the results, and the stats last.
+        // Each shard: the tar, the results, and the stats last; nothing is deleted.
         let requests = try store.requests()
         for shard in ["000000", "000001", "000002"] {
             let mine = requests.filter { $0.key.hasPrefix("ds/" + shard) && $0.method != "GET" }
-            XCTAssertEqual(mine.map { "\($0.method) \($0.key)" },
-                           ["DELETE ds/\(shard)_stats.json", "PUT ds/\(shard).tar", "PUT ds/\(shard).jsonl", "PUT ds/\(shard)_stats.json"])
+            XCTAssertEqual(mine.map { "\($0.method) \($0.key)" }, ["PUT ds/\(shard).tar", "PUT ds/\(shard).jsonl", "PUT ds/\(shard)_stats.json"])
         }
         let objects = try store.objects(prefix: "ds/")
         XCTAssertEqual(Set(objects.keys), Set(["000000", "000001", "000002"].flatMap { ["ds/\($0).tar", "ds/\($0).jsonl", "ds/\($0)_stats.json"] }))
         XCTAssertEqual(objects["ds/000000.tar"]?.contentType, "application/x-tar")
+        // The stats object names the tar's size and the ETag the store gave it.
         let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: try store.data("ds/000001_stats.json")) as? [String: Any])
         XCTAssertEqual(stats["tar_bytes"] as? Int, objects["ds/000001.tar"]?.size)
+        XCTAssertEqual(stats["tar_etag"] as? String, objects["ds/000001.tar"]?.etag)
+        XCTAssertNotNil(stats["tar_etag"])
         // The tar read back holds each sample's image, byte for byte, and its record.
         let tar = scratch.file("000000.tar")
         try store.data("ds/000000.tar").write(to: tar)
@@ -175,6 +199,17 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(third.exitCode, 1, third.stderr)
         XCTAssertEqual(try imageDownloads() - before, 2, "the two images of shard 000001")
         XCTAssertNotNil(try store.objects(prefix: "ds/000001_stats.json")["ds/000001_stats.json"])
+
+        // A tar replaced since (another run's, cut short after its tar), even of the same size: its
+        // stats object no longer vouches for it, and the shard is made again.
+        var replaced = try store.data("ds/000000.tar")
+        replaced[replaced.count / 2] ^= 0xFF
+        try store.put("ds/000000.tar", replaced)
+        let fourth = try run(table, arguments)
+        XCTAssertEqual(fourth.exitCode, 1, fourth.stderr)
+        XCTAssertEqual(try imageDownloads() - before, 4, "the two images of shard 000000 too")
+        XCTAssertEqual(try store.data("ds/000000.tar"), try store.data("ds/000000.tar"))
+        XCTAssertNotEqual(try store.data("ds/000000.tar"), replaced)
     }
 
     func testAShardThatCannotBeUploadedFailsItsRowsAndLeavesNoStatsObject() throws {
@@ -205,6 +240,8 @@ final class ObjectStorageTests: EndToEndTestCase {
             (["-o", outputDirectory, "--work-dir", "/tmp/w"], store.environment, "needs -o s3://BUCKET/PREFIX"),
             (["-o", "s3://pics/x", "--gallery", "g.html"], store.environment, "the page links to local files"),
             (["-o", "s3://pics/x"], store.environment.merging(["AWS_ENDPOINT_URL": "ftp://x"]) { $1 }, "is not an http:// or https:// URL"),
+            (["-o", "s3://no-such-bucket/x"], store.environment, "s3://no-such-bucket/x: no such bucket at \(store.endpoint)"),
+            (["-o", "s3://no-such-bucket/x", "--failures-are-data"], store.environment, "no such bucket"),
         ]
         for (arguments, environment, expected) in cases {
             let run = try ImgFetchRunner.run([list] + arguments, environment: environment)
@@ -227,6 +264,13 @@ final class ObjectStorageTests: EndToEndTestCase {
         let run = try run(list, ["-o", "s3://pics/odd names"])
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         XCTAssertEqual(Set(try store.objects(prefix: "odd names/").keys), Set(names.map { "odd names/" + $0 }))
+        // The proxy still checks each signature as AWS does (the path decoded, then encoded once):
+        // every PUT passed it, and a wrong secret does not.
+        XCTAssertEqual(try store.requests().filter { $0.method == "PUT" }.map(\.status), [200, 200, 200, 200])
+        var wrong = store.environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "wrong"
+        let refused = try self.run(list, ["-o", "s3://pics/odd names 2"], environment: wrong)
+        XCTAssertTrue(refused.stderr.contains("HTTP 403 SignatureDoesNotMatch"), refused.stderr)
     }
 
     func testAnHTTPSStoreIsCheckedAgainstAWSCABundle() throws {

@@ -74,31 +74,35 @@ struct FinishedShard: Equatable {
 
     /// Reads shard `shard`'s stats in `directory`; nil when the shard is not complete there.
     static func read(shard: Int, in directory: String, prefix: String = "") -> FinishedShard? {
-        read(ShardNames(shard: shard, prefix: prefix), size: { name in
+        read(ShardNames(shard: shard, prefix: prefix), tar: { name in
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            return Int(info.st_size)
+            return S3Client.ObjectInfo(size: Int(info.st_size), etag: nil)
         }, contents: { name, limit in contents(of: directory + "/" + name, limit: limit) })
     }
 
     /// Reads shard `shard`'s stats in the object store (`-o s3://…`) through `client`; nil when
-    /// the shard is not complete there, or the store cannot say.
+    /// the shard is not complete there, or the store cannot say (then the shard is made again).
     static func read(shard: Int, in store: ObjectStoreOutput, client: S3Client, prefix: String = "") -> FinishedShard? {
         let bucket = store.location.bucket
-        return read(ShardNames(shard: shard, prefix: prefix), size: { name in
-            (try? client.size(bucket: bucket, key: store.location.key(name))) ?? nil
+        return read(ShardNames(shard: shard, prefix: prefix), tar: { name in
+            (try? client.head(bucket: bucket, key: store.location.key(name))) ?? nil
         }, contents: { name, limit in (try? client.get(bucket: bucket, key: store.location.key(name), limit: limit)) ?? nil })
     }
 
-    /// The shard `names` as `size` (of a file or object, nil when there is none) and `contents`
-    /// (its bytes up to a limit) find it: complete when its stats, results and tar agree.
-    private static func read(_ names: ShardNames, size: (String) -> Int?, contents: (String, Int) -> [UInt8]?) -> FinishedShard? {
+    /// The shard `names` as `tar` (the tar's size and entity tag, nil when there is none) and
+    /// `contents` (a file's bytes up to a limit) find it: complete when its stats, results and
+    /// tar agree. A stats object that names its tar's ETag (`tar_etag`, `ShardUpload`) vouches
+    /// only for a tar with that ETag.
+    private static func read(_ names: ShardNames, tar: (String) -> S3Client.ObjectInfo?,
+                             contents: (String, Int) -> [UInt8]?) -> FinishedShard? {
         guard let bytes = contents(names.stats, 1 << 20),
               let members = try? JSONObjectScanner.members(of: bytes) else { return nil }
         func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
         guard let digest = value("input_sha256").flatMap(JSONObjectScanner.string),
               let settings = value("settings").flatMap(JSONObjectScanner.string),
-              let tarBytes = size(names.tar), value("tar_bytes") == String(tarBytes),
+              let info = tar(names.tar), value("tar_bytes") == String(info.size),
+              value("tar_etag").flatMap(JSONObjectScanner.string) == info.etag,
               let rows = value("rows").flatMap({ Int($0) }),
               let results = contents(names.results, resultsLimit),
               let failures = failures(in: results, rows: rows),

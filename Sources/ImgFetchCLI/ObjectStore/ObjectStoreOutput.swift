@@ -20,6 +20,17 @@ struct ObjectStoreOutput: Sendable {
                                      timeout: options.timeout, userAgent: configuration.userAgent)
     }
 
+    /// Stops the run before it starts when the store says the bucket does not exist: every item
+    /// would be downloaded only to fail its upload. One HEAD of the bucket; a store that cannot
+    /// say (keys that may write but not list, or no answer) lets the run go on.
+    func checkBucket() throws(SetupError) {
+        let client = S3Client(access: access, settings: settings)
+        if client.bucketExists(location.bucket) == false {
+            throw SetupError(message: "\(location): no such bucket at \(access.endpoint ?? "AWS (\(access.region))") "
+                + "(check the bucket's name, AWS_ENDPOINT_URL and AWS_REGION)")
+        }
+    }
+
     /// `$TMPDIR/imgfetch-s3/BUCKET/PREFIX` (TMPDIR defaults to /tmp): the same place for the same
     /// output, so a re-run on the machine finds its cache index.
     static func defaultWorkDirectory(for location: S3Location, environment: [String: String]) -> String {
@@ -30,10 +41,12 @@ struct ObjectStoreOutput: Sendable {
 
     /// The object name of the local file `path` in the work directory (`WORKDIR/a/b.jpg` → `a/b.jpg`); nil for a path outside it.
     func name(ofLocal path: String) -> String? {
-        if workDirectory == "." { return path.hasPrefix("/") || path.hasPrefix("../") ? nil : path }
-        let base = workDirectory.hasSuffix("/") ? workDirectory : workDirectory + "/"
-        guard path.hasPrefix(base), path.count > base.count else { return nil }
-        return String(path.dropFirst(base.count))
+        // By bytes: a Character comparison would take "/" plus a combining mark for another character.
+        if workDirectory == "." { return path.utf8.starts(with: "/".utf8) || path.utf8.starts(with: "../".utf8) ? nil : path }
+        let base = Array((workDirectory.hasSuffix("/") ? workDirectory : workDirectory + "/").utf8)
+        let bytes = Array(path.utf8)
+        guard bytes.count > base.count, bytes.starts(with: base) else { return nil }
+        return String(decoding: bytes[base.count...], as: UTF8.self)
     }
 
     /// The `Content-Type` an object is stored with, by its name's extension.

@@ -86,8 +86,12 @@ final class ObjectUploader: @unchecked Sendable {
             }
             let job = jobs[next]
             next += 1
+            // Taken jobs go, so that the queue holds only the waiting ones (however many passed).
             if next == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
+                next = 0
+            } else if next >= 1024 && next * 2 >= jobs.count {
+                jobs.removeFirst(next)
                 next = 0
             }
             let ended = endedWith
@@ -103,15 +107,16 @@ final class ObjectUploader: @unchecked Sendable {
         var result = result
         var urls: [String] = []
         for path in result.paths {
-            guard let name = output.name(ofLocal: path) else { continue }
+            guard let name = output.name(ofLocal: path) else {
+                return Self.ended(result, by: DownloadError(.filesystem, "\(path) is outside the work directory \(output.workDirectory)"))
+            }
+            let key = output.location.key(name)
             do {
-                if result.status == .skipped, let stored = try client.size(bucket: output.location.bucket, key: output.location.key(name)),
-                   stored == Self.localSize(path) {
+                if result.status == .skipped, try stored(key, size: Self.localSize(path), with: client) {
                     urls.append(output.location.url(name))
                     continue
                 }
-                try client.put(file: path, bucket: output.location.bucket, key: output.location.key(name),
-                               contentType: ObjectStoreOutput.contentType(of: name))
+                try client.put(file: path, bucket: output.location.bucket, key: key, contentType: ObjectStoreOutput.contentType(of: name))
                 urls.append(output.location.url(name))
             } catch {
                 return Self.ended(result, by: error)
@@ -119,6 +124,17 @@ final class ObjectUploader: @unchecked Sendable {
         }
         result.paths = urls
         return result
+    }
+
+    /// Whether the store has object `key` of `size` bytes. A HEAD it refuses (AWS answers 403 for
+    /// a missing object to a key without `s3:ListBucket`) counts as "no": the PUT says the rest.
+    private func stored(_ key: String, size: Int?, with client: S3Client) throws(DownloadError) -> Bool {
+        do {
+            return try client.head(bucket: output.location.bucket, key: key)?.size == size && size != nil
+        } catch {
+            if error.kind == .cancelled { throw error }
+            return false
+        }
     }
 
     private static func ended(_ result: DownloadResult, by error: DownloadError) -> DownloadResult {

@@ -253,7 +253,7 @@ public enum OptionParser {
         switch option {
         case .outputDirectory:
             if let scheme = ValueParser.urlScheme(value) {
-                guard scheme == "s3" else {
+                guard scheme == "s3" else {  // any case: S3:// is s3://
                     throw UsageError(option: spelling, problem: .invalidValue(value, reason: "only s3:// object storage is supported; a local directory has no scheme"))
                 }
                 switch S3Location.parse(value) {

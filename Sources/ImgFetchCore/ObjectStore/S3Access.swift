@@ -63,8 +63,9 @@ public struct S3Access: Sendable, Equatable {
                                  region: region, endpoint: endpoint, caBundle: bundle))
     }
 
-    /// The HTTP(S) URL of object `key` in `bucket`.
+    /// The HTTP(S) URL of object `key` in `bucket`; with an empty key, the bucket's own.
     public func objectURL(bucket: String, key: String) -> String {
+        if key.isEmpty, let endpoint { return "\(endpoint)/\(bucket)" }
         let path = Self.encodeKey(key)
         if let endpoint { return "\(endpoint)/\(bucket)/\(path)" }
         if bucket.contains(".") { return "https://s3.\(region).amazonaws.com/\(bucket)/\(path)" }

@@ -9,8 +9,9 @@ import Synchronization
 /// libcurl signs as the payload hash and the store checks against the bytes it received.
 ///
 /// A failed request is retried as a download is (`RetryPolicy`: timeouts, resets, 408, 429 and
-/// 5xx, with backoff); a refusal (403, 404 of the bucket, …) is not. Every failure is a
-/// `storage` error that names the object and says what the store answered.
+/// 5xx, with backoff, and S3's 400 `RequestTimeout`); a refusal (403, a missing bucket, …) is
+/// not. Every failure is a `storage` error that names the object, says what the store answered
+/// and what to check.
 ///
 /// Used only by the thread that created it: the handle is that thread's.
 public final class S3Client {
@@ -37,8 +38,23 @@ public final class S3Client {
         public var requested: Bool { flag.load(ordering: .relaxed) }
     }
 
+    /// What a HEAD says of an object.
+    public struct ObjectInfo: Sendable, Equatable {
+        public let size: Int
+        /// The store's entity tag, quotes included (`"9b2c…"`); nil when it sent none.
+        public let etag: String?
+
+        public init(size: Int, etag: String?) {
+            self.size = size
+            self.etag = etag
+        }
+    }
+
     /// S3's limit on one PUT; larger objects need a multipart upload, which this client does not make.
     static let largestPut = 5 << 30
+    /// Bodies smaller than this are sent from memory, without `Expect: 100-continue` (one round
+    /// trip less per object); larger ones stream from their file and wait for the store's 100.
+    static let inMemoryPut = 1 << 20
     /// Most bytes of an error response kept for its message.
     static let errorBodyLimit = 64 << 10
 
@@ -64,25 +80,33 @@ public final class S3Client {
     }
 
     /// Uploads the file at `path` as object `key`, with `contentType`. Returns once the store
-    /// answered 200.
-    public func put(file path: String, bucket: String, key: String, contentType: String) throws(DownloadError) {
+    /// answered 200, with the stored object's entity tag.
+    @discardableResult
+    public func put(file path: String, bucket: String, key: String, contentType: String) throws(DownloadError) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
-        let digest: String
+        defer { close(descriptor) }
         var info = stat()
-        do {
-            defer { close(descriptor) }
-            guard fstat(descriptor, &info) == 0 else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
-            digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
-        }
+        guard fstat(descriptor, &info) == 0 else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
         let size = Int(info.st_size)
         guard size <= Self.largestPut else {
-            throw DownloadError(.storage, "s3://\(bucket)/\(key) is \(size) bytes, more than S3 takes in one PUT (5 GiB)")
+            throw DownloadError(.storage, "s3://\(bucket)/\(key) is \(size) bytes, more than S3 takes in one PUT (5 GiB); "
+                + "make it smaller (for shards: fewer --shard-samples)")
         }
-        // libcurl's `Expect: 100-continue` stays: a refusal then costs no body. It cannot be
-        // turned off with an empty `Expect:` header, which libcurl 7.88 signs but does not send.
-        _ = try request(.put(path: path, size: size), bucket: bucket, key: key, payloadHash: digest,
-                        headers: ["Content-Type: \(contentType)"])
+        let digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
+        let body: Body
+        if size < Self.inMemoryPut {
+            var bytes = [UInt8](repeating: 0, count: size)
+            let count = bytes.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0, at: 0) }
+            guard count == size else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
+            body = .memory(bytes)
+        } else {
+            // libcurl's `Expect: 100-continue` stays here: a refusal then costs no body. It cannot
+            // be turned off with an empty `Expect:` header, which libcurl 7.88 signs but does not send.
+            body = .file(descriptor: descriptor, path: path, size: size)
+        }
+        return try request(.put(body), bucket: bucket, key: key, payloadHash: digest,
+                           headers: ["Content-Type: \(contentType)"]).etag
     }
 
     /// The bytes of object `key` (at most `limit`; a larger object is an error), or nil when
@@ -92,32 +116,44 @@ public final class S3Client {
         return response.status == 404 ? nil : response.body
     }
 
-    /// The size of object `key`, or nil when there is no such object.
-    public func size(bucket: String, key: String) throws(DownloadError) -> Int? {
+    /// The size and entity tag of object `key`, or nil when there is no such object.
+    public func head(bucket: String, key: String) throws(DownloadError) -> ObjectInfo? {
         let response = try request(.head, bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
-        return response.status == 404 ? nil : response.length
+        guard response.status != 404, let length = response.length else { return nil }
+        return ObjectInfo(size: length, etag: response.etag)
     }
 
-    /// Deletes object `key`; no such object is no error.
-    public func delete(bucket: String, key: String) throws(DownloadError) {
-        _ = try request(.delete, bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
+    /// Whether `bucket` exists: false when the store says there is no such bucket (404), true
+    /// when it answers 200, nil when it cannot say (403: keys that may write but not list, which
+    /// is no reason to stop; or the store unreachable, which the uploads will report).
+    public func bucketExists(_ bucket: String) -> Bool? {
+        do {
+            let response = try request(.head, bucket: bucket, key: "", payloadHash: Self.emptyHash, headers: [])
+            return response.status == 404 ? false : true
+        } catch {
+            return nil
+        }
     }
 
-    /// SHA-256 of no bytes: the payload hash of GET, HEAD and DELETE.
+    /// SHA-256 of no bytes: the payload hash of GET and HEAD.
     static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
+    private enum Body {
+        case memory([UInt8])
+        /// Read through a duplicate of `descriptor`, rewound for each attempt.
+        case file(descriptor: Int32, path: String, size: Int)
+    }
+
     private enum Method {
-        case put(path: String, size: Int)
+        case put(Body)
         case get(limit: Int)
         case head
-        case delete
 
         var name: String {
             switch self {
             case .put: "PUT"
             case .get: "GET"
             case .head: "HEAD"
-            case .delete: "DELETE"
             }
         }
     }
@@ -126,9 +162,10 @@ public final class S3Client {
         var status: Int
         var body: [UInt8]
         var length: Int?
+        var etag: String?
     }
 
-    /// The request, with its retries: a 2xx answer (or a 404 of GET, HEAD and DELETE, which say "none").
+    /// The request, with its retries: a 2xx answer (or a 404 of GET and HEAD, which says "none").
     private func request(_ method: Method, bucket: String, key: String, payloadHash: String,
                          headers: [String]) throws(DownloadError) -> Response {
         let url = access.objectURL(bucket: bucket, key: key)
@@ -163,13 +200,10 @@ public final class S3Client {
                          headers: [String]) throws(DownloadError) -> (Response, DownloadError?, Bool) {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
-        let body = ResponseBody(limit: { if case .get(let limit) = method { limit } else { Self.errorBodyLimit } }())
-        let stopBox = Unmanaged.passRetained(stop)
-        let bodyBox = Unmanaged.passRetained(body)
-        defer {
-            stopBox.release()
-            bodyBox.release()
-        }
+        let exchange = Exchange(handle: handle, limit: { if case .get(let limit) = method { limit } else { Self.errorBodyLimit } }(),
+                                stop: stop)
+        let box = Unmanaged.passRetained(exchange)
+        defer { box.release() }
         var list: UnsafeMutablePointer<curl_slist>?
         var all = headers + ["x-amz-content-sha256: \(payloadHash)"]
         if let token = access.sessionToken { all.append("x-amz-security-token: \(token)") }
@@ -178,6 +212,8 @@ public final class S3Client {
 
         CCurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         CCurl_easy_setopt_string(handle, CURLOPT_URL, url)
+        // The path is sent as signed: libcurl must not remove dot segments or re-encode it.
+        CCurl_easy_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
         CCurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         CCurl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         CCurl_easy_setopt_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(access.region):s3")
@@ -191,17 +227,32 @@ public final class S3Client {
         if let bundle = access.caBundle { CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         CCurl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, responseBodyCallback)
-        CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, bodyBox.toOpaque())
+        CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, box.toOpaque())
+        CCurl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, responseHeaderCallback)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, box.toOpaque())
         CCurl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         CCurl_easy_setopt_xferinfo_callback(handle, stopCallback)
-        CCurl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, stopBox.toOpaque())
+        CCurl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, box.toOpaque())
 
         var file: UnsafeMutablePointer<FILE>?
         defer { if let file { fclose(file) } }
         switch method {
-        case .put(let path, let size):
-            file = fopen(path, "rb")
-            guard let file else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
+        case .put(.memory(let bytes)):
+            // A POST body sent as PUT: libcurl adds no `Expect` to a body this small.
+            CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT")
+            CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+            // Copied by libcurl at once; an empty body still needs a pointer.
+            let copy = bytes.isEmpty ? [0] : bytes
+            copy.withUnsafeBytes { raw in
+                _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            }
+        case .put(.file(let descriptor, let path, let size)):
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            if copy >= 0 { file = fdopen(copy, "rb") }
+            guard let file, lseek(copy, 0, SEEK_SET) == 0 else {
+                if copy >= 0 && file == nil { close(copy) }
+                throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())")
+            }
             CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD, 1)
             CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, UnsafeMutableRawPointer(file))
             CCurl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size))
@@ -209,8 +260,6 @@ public final class S3Client {
             break
         case .head:
             CCurl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
-        case .delete:
-            CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "DELETE")
         }
 
         let code = curl_easy_perform(handle)
@@ -218,44 +267,55 @@ public final class S3Client {
         CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var length: curl_off_t = -1
         CCurl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        let response = Response(status: status, body: body.bytes, length: length >= 0 ? Int(length) : nil)
+        let response = Response(status: status, body: exchange.body, length: length >= 0 ? Int(length) : nil, etag: exchange.etag)
         if code == CURLE_ABORTED_BY_CALLBACK && stop.requested {
             throw DownloadError(.cancelled, "cancelled during \(method.name) \(name)")
         }
-        if code == CURLE_WRITE_ERROR && body.overflowed {
-            return (response, DownloadError(.storage, "\(method.name) \(name): the object is larger than \(body.limit) bytes"), false)
+        if code == CURLE_WRITE_ERROR && exchange.overflowed {
+            return (response, DownloadError(.storage, "\(method.name) \(name): the object is larger than \(exchange.limit) bytes"), false)
         }
         guard code == CURLE_OK else {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-            let where_ = access.endpoint ?? url
-            return (response, DownloadError(.storage, "\(method.name) \(name) failed: \(detail) (\(where_))"),
+            return (response, DownloadError(.storage, "\(method.name) \(name) failed: \(detail) "
+                        + "(check AWS_ENDPOINT_URL and that the store is reachable: \(access.endpoint ?? url))"),
                     RetryPolicy.isTransient(curlCode: code))
         }
         if (200..<300).contains(status) { return (response, nil, false) }
-        if status == 404, case .put = method {} else if status == 404 { return (response, nil, false) }
-        let said = Self.errorText(body.bytes)
-        return (response, DownloadError(.storage, "\(method.name) \(name): HTTP \(status)\(said)\(Self.hint(status))"),
-                RetryPolicy.isTransient(status: status))
+        let errorCode = Self.errorElement("Code", in: exchange.body)
+        // A GET or HEAD of a missing object says "none"; of a missing bucket, that is an error.
+        if status == 404, errorCode != "NoSuchBucket" {
+            switch method {
+            case .get, .head: return (response, nil, false)
+            case .put: break
+            }
+        }
+        let said = Self.errorText(exchange.body)
+        let transient = RetryPolicy.isTransient(status: status) || (status == 400 && errorCode == "RequestTimeout")
+        return (response, DownloadError(.storage, "\(method.name) \(name): HTTP \(status)\(said)\(Self.hint(status, code: errorCode))"),
+                transient)
     }
 
     /// ` AccessDenied: Access Denied` from S3's XML error body, or nothing.
     static func errorText(_ body: [UInt8]) -> String {
-        func element(_ name: String) -> String? {
-            let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
-            guard let start = find(open, in: body, from: 0), let end = find(close, in: body, from: start + open.count) else {
-                return nil
-            }
-            var value = String(decoding: body[(start + open.count)..<end].prefix(300).map { $0 < 0x20 ? UInt8(ascii: " ") : $0 },
-                               as: UTF8.self)
-            if value.hasPrefix("<![CDATA["), value.hasSuffix("]]>") { value = String(value.dropFirst(9).dropLast(3)) }
-            return value.isEmpty ? nil : value
-        }
-        switch (element("Code"), element("Message")) {
+        switch (errorElement("Code", in: body), errorElement("Message", in: body)) {
         case let (code?, message?): return " \(code): \(message)"
         case let (code?, nil): return " \(code)"
         case let (nil, message?): return " \(message)"
         case (nil, nil): return ""
         }
+    }
+
+    /// The text of the first `<name>` element of an XML error body (300 bytes at most, control
+    /// characters as spaces, a CDATA section unwrapped), or nil.
+    static func errorElement(_ name: String, in body: [UInt8]) -> String? {
+        let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
+        guard let start = find(open, in: body, from: 0), let end = find(close, in: body, from: start + open.count) else {
+            return nil
+        }
+        var value = String(decoding: body[(start + open.count)..<end].prefix(300).map { $0 < 0x20 ? UInt8(ascii: " ") : $0 },
+                           as: UTF8.self)
+        if value.hasPrefix("<![CDATA["), value.hasSuffix("]]>") { value = String(value.dropFirst(9).dropLast(3)) }
+        return value.isEmpty ? nil : value
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
@@ -264,36 +324,65 @@ public final class S3Client {
     }
 
     /// What to check after a refusal.
-    private static func hint(_ status: Int) -> String {
-        switch status {
-        case 301, 307, 400: " (check AWS_REGION and AWS_ENDPOINT_URL)"
-        case 403: " (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and the bucket's policy)"
-        case 404: " (no such bucket? check the bucket name and AWS_ENDPOINT_URL)"
+    private static func hint(_ status: Int, code: String?) -> String {
+        switch (status, code) {
+        case (301, _), (307, _), (400, "AuthorizationHeaderMalformed"), (400, "IllegalLocationConstraintException"):
+            " (check AWS_REGION and AWS_ENDPOINT_URL)"
+        case (403, _): " (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and the bucket's policy)"
+        case (404, _): " (check the bucket's name and AWS_ENDPOINT_URL)"
         default: ""
         }
     }
 }
 
-/// A response's body as it arrives: all of it up to `limit`, and whether more came.
-private final class ResponseBody {
+/// What one request's callbacks gather: the response body up to `limit`, and its `ETag`.
+private final class Exchange {
+    let handle: OpaquePointer
     let limit: Int
-    var bytes: [UInt8] = []
+    let stop: S3Client.Stop
+    var body: [UInt8] = []
     var overflowed = false
+    var etag: String?
 
-    init(limit: Int) { self.limit = limit }
+    init(handle: OpaquePointer, limit: Int, stop: S3Client.Stop) {
+        self.handle = handle
+        self.limit = limit
+        self.stop = stop
+    }
 }
 
+/// Keeps the body up to the limit. Past it, a 2xx body (an object read with GET) stops the
+/// transfer; an error page (a proxy's HTML, say) is only cut, so its status still counts.
 private let responseBodyCallback: curl_write_callback = { buffer, size, count, userdata in
-    let body = Unmanaged<ResponseBody>.fromOpaque(userdata!).takeUnretainedValue()
+    let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-    guard body.bytes.count + bytes.count <= body.limit else {
-        body.overflowed = true
-        return 0
+    guard exchange.body.count + bytes.count <= exchange.limit else {
+        var status = 0
+        CCurl_easy_getinfo_long(exchange.handle, CURLINFO_RESPONSE_CODE, &status)
+        if (200..<300).contains(status) {
+            exchange.overflowed = true
+            return 0
+        }
+        exchange.body.append(contentsOf: bytes.prefix(max(0, exchange.limit - exchange.body.count)))
+        return size * count
     }
-    body.bytes.append(contentsOf: bytes)
+    exchange.body.append(contentsOf: bytes)
+    return size * count
+}
+
+/// Notes the `ETag` of the final response.
+private let responseHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
+    let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
+    let line = UnsafeRawBufferPointer(start: buffer, count: size * count)
+    if line.starts(with: "HTTP/".utf8) {
+        exchange.etag = nil  // a new response (after a 100 Continue, say)
+    } else if line.count > 5, line.prefix(5).map({ $0 | 0x20 }).elementsEqual("etag:".utf8) {
+        let value = String(decoding: line.dropFirst(5), as: UTF8.self).trimmingWhitespace
+        exchange.etag = value.isEmpty ? nil : value
+    }
     return size * count
 }
 
 private let stopCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in
-    Unmanaged<S3Client.Stop>.fromOpaque(userdata!).takeUnretainedValue().requested ? 1 : 0
+    Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue().stop.requested ? 1 : 0
 }

@@ -14,21 +14,29 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
     /// `s3://BUCKET[/PREFIX][/]`, or why it is not one. The bucket follows S3's naming rules
     /// (3-63 lowercase letters, digits, dots and hyphens); the prefix has no empty, `.` or `..`
     /// segment and no control character.
+    ///
+    /// Checked as bytes, not Characters: a `/` followed by a combining mark is one Character, and
+    /// would hide a `..` segment from a Character split.
     public static func parse(_ text: String) -> Result<S3Location, ParseError> {
-        guard text.hasPrefix("s3://") else { return .failure(ParseError("it does not start with s3://")) }
-        var path = Substring(text.dropFirst(5))
-        while path.hasSuffix("/") { path = path.dropLast() }
-        let bucket = path.prefix { $0 != "/" }
-        let prefix = path.dropFirst(bucket.count + 1)
-        if let problem = bucketProblem(bucket) { return .failure(ParseError(problem)) }
-        if prefix.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+        var bytes = Array(text.utf8)
+        guard bytes.count >= 5, String(decoding: bytes[..<5], as: UTF8.self).lowercased() == "s3://" else {
+            return .failure(ParseError("it does not start with s3://"))
+        }
+        bytes.removeFirst(5)
+        while bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        let slash = bytes.firstIndex(of: UInt8(ascii: "/"))
+        let bucket = String(decoding: bytes[..<(slash ?? bytes.count)], as: UTF8.self)
+        let prefix = slash.map { Array(bytes[($0 + 1)...]) } ?? []
+        if let problem = bucketProblem(Substring(bucket)) { return .failure(ParseError(problem)) }
+        if prefix.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return .failure(ParseError("the prefix has a control character"))
         }
-        if !prefix.isEmpty, prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
+        let segments = prefix.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        if !prefix.isEmpty, segments.contains(where: { $0.isEmpty || $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) {
             return .failure(ParseError("the prefix has an empty, '.' or '..' segment"))
         }
-        if prefix.utf8.count > 512 { return .failure(ParseError("the prefix is longer than 512 bytes")) }
-        return .success(S3Location(bucket: String(bucket), prefix: String(prefix)))
+        if prefix.count > 512 { return .failure(ParseError("the prefix is longer than 512 bytes")) }
+        return .success(S3Location(bucket: bucket, prefix: String(decoding: prefix, as: UTF8.self)))
     }
 
     public struct ParseError: Error, Sendable {

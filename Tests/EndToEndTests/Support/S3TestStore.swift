@@ -87,9 +87,10 @@ final class S3TestStore {
         let size: Int
         let sha256: String
         let contentType: String?
+        let etag: String?
 
         enum CodingKeys: String, CodingKey {
-            case key, size, sha256
+            case key, size, sha256, etag
             case contentType = "content_type"
         }
     }
@@ -107,6 +108,14 @@ final class S3TestStore {
         defer { try? FileManager.default.removeItem(at: file) }
         _ = try tool(["get", "--key", key, "--out", file.path])
         return try Data(contentsOf: file)
+    }
+
+    /// Replaces object `key` with `data`, written with boto3.
+    func put(_ key: String, _ data: Data) throws {
+        let file = directory.appendingPathComponent("put-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try data.write(to: file)
+        _ = try tool(["put", "--key", key, "--file", file.path])
     }
 
     func delete(_ key: String) throws {

@@ -30,6 +30,8 @@ final class ObjectStoreOptionTests: XCTestCase {
         XCTAssertEqual(output.name(ofLocal: "/w/a.jpg"), "a.jpg")
         XCTAssertEqual(output.name(ofLocal: "/w/sub/a.jpg"), "sub/a.jpg")
         XCTAssertNil(output.name(ofLocal: "/other/a.jpg"))
+        XCTAssertNil(output.name(ofLocal: "/w"), "the directory itself")
+        XCTAssertEqual(output.name(ofLocal: "/w/\u{301}a.jpg"), "\u{301}a.jpg", "compared as bytes")
         let here = try XCTUnwrap(ObjectStoreOutput(try OptionParser.parse(["-o", "s3://pics", "--work-dir", "."], environment: keys)))
         XCTAssertEqual(here.name(ofLocal: "a.jpg"), "a.jpg")
         XCTAssertNil(here.name(ofLocal: "../a.jpg"))

@@ -34,6 +34,13 @@ final class S3AddressTests: XCTestCase {
         }
         XCTAssertEqual(reason("s3://pics/a\tb"), "the prefix has a control character")
         XCTAssertEqual(reason("http://pics"), "it does not start with s3://")
+        // A "/" followed by a combining mark is one Character: the segments are split as bytes.
+        XCTAssertEqual(reason("s3://pics/a/../\u{301}x"), "the prefix has an empty, '.' or '..' segment")
+        XCTAssertEqual(reason("s3://pics/a/..\u{301}/x"), nil, "'..' and a combining mark is a name")
+    }
+
+    func testTheSchemeIsCaseInsensitive() throws {
+        XCTAssertEqual(try location("S3://pics/x"), S3Location(bucket: "pics", prefix: "x"))
     }
 
     func testTheEnvironmentGivesTheKeysRegionAndEndpoint() throws {
@@ -75,6 +82,9 @@ final class S3AddressTests: XCTestCase {
         XCTAssertEqual(aws.objectURL(bucket: "my.pics", key: "a.jpg"), "https://s3.eu-west-1.amazonaws.com/my.pics/a.jpg")
         let local = S3Access(accessKey: "a", secretKey: "s", endpoint: "http://127.0.0.1:9000")
         XCTAssertEqual(local.objectURL(bucket: "pics", key: "a.jpg"), "http://127.0.0.1:9000/pics/a.jpg")
+        // The bucket itself (its HEAD before a run).
+        XCTAssertEqual(local.objectURL(bucket: "pics", key: ""), "http://127.0.0.1:9000/pics")
+        XCTAssertEqual(aws.objectURL(bucket: "pics", key: ""), "https://pics.s3.eu-west-1.amazonaws.com/")
     }
 
     func testKeysAreEncodedOnceWithEverythingButUnreservedBytesAndSlashes() {
@@ -90,5 +100,8 @@ final class S3AddressTests: XCTestCase {
         XCTAssertEqual(S3Client.errorText(Array("<Message><![CDATA[slow down]]></Message>".utf8)), " slow down")
         XCTAssertEqual(S3Client.errorText(Array("<html>bad gateway</html>".utf8)), "")
         XCTAssertEqual(S3Client.errorText([]), "")
+        XCTAssertEqual(S3Client.errorElement("Code", in: Array("<Error><Code>NoSuchBucket</Code></Error>".utf8)), "NoSuchBucket")
+        XCTAssertNil(S3Client.errorElement("Code", in: Array("<Error><Code></Code></Error>".utf8)))
+        XCTAssertNil(S3Client.errorElement("Code", in: Array("<Code>unclosed".utf8)))
     }
 }
