@@ -338,8 +338,14 @@ def checks(spark, nginx, scratch):
         check(len(saved) == len([c for c in captions if c]), f"{name}: {len(saved)} saved of {len(rows)}")
         files = [f for part in glob.glob(f"{scratch}/table-{name}/part-*") for f in os.listdir(part) if f.endswith(".jpg")]
         check(len(files) == len(saved), f"{name}: {len(files)} files for {len(saved)} saved rows")
+        # The cache index is on the executor's local disk, not in the (maybe shared) output.
+        indexes = glob.glob(f"{glob.escape(scratch)}/table-{name}/part-*/.imgfetch/index.sqlite")
+        work = os.path.join(os.environ.get("TMPDIR", "/tmp"), "spark-fetch-work", spark_fetch.work_name(args))
+        check(not indexes and glob.glob(f"{work}/part-*/.imgfetch/index.sqlite"), f"{name}: indexes in the output {indexes}")
+        shutil.rmtree(work, ignore_errors=True)
     check(next(r for r in results(spark, args) if True)["input_line"] == 1, "parquet record number")
-    print("check-spark: 6. CSV, TSV, JSON Lines and Parquet lists: a row per record, captions as imgfetch reads them")
+    print("check-spark: 6. CSV, TSV, JSON Lines and Parquet lists: a row per record, captions as imgfetch reads them; "
+          "the cache indexes on local scratch, not in the output")
 
     # 7. Options the workers cannot take, and a usage error, stop the job before it starts.
     for bad_options, code in ((["-o", "/elsewhere"], None), (["--bogus"], 2)):

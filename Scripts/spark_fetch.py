@@ -15,8 +15,9 @@ The flow, one direction (docs/CLUSTER.md has the reasons):
      big-endian, modulo N). Within a partition items are sorted by their place, so a re-run gives
      every worker the same lines in the same order (the same shards, the same sample keys).
   3. Each partition is piped through one imgfetch worker: RDD.pipe(checkCode=True). Partition K
-     writes OUTPUT/part-K (with OUTPUT s3://BUCKET/PREFIX, uploads there from a work directory on
-     the executor's local disk, ${TMPDIR:-/tmp}/spark-fetch-work/...). The worker runs with --failures-are-data: failed items are data
+     writes OUTPUT/part-K; its cache index lives on the executor's local disk,
+     ${TMPDIR:-/tmp}/spark-fetch-work/HASH/part-K, never on a shared file system (with OUTPUT
+     s3://BUCKET/PREFIX, the files are made there too, then uploaded). The worker runs with --failures-are-data: failed items are data
      (exit 0); exit 75 (a full disk, an unwritable output, a signal) fails the task, which Spark
      retries.
   4. The workers' result lines are matched to their input lines by the line number each result
@@ -305,9 +306,10 @@ def worker_command(args):
     two lines tell the shell its number and where Spark put the binary; the rest is its list.
     WebDataset shards and keys start with `part-K-`: every partition numbers its shards from 0."""
     prefix = ' --shard-prefix "part-$part-"' if webdataset(args) else ""
-    # An object store's partitions work on the executor's local disk, in a directory of their
-    # own that a retry on the same host finds again (the cache index, for files).
-    work = f' --work-dir "${{TMPDIR:-/tmp}}/spark-fetch-work/{work_name(args)}/part-$part"' if args.store else ""
+    # Each partition's cache index (and, for an object store, its files in the making) lives on
+    # the executor's local disk, in a directory that a retry on the same host finds again: SQLite
+    # cannot keep its index on a shared file system.
+    work = f' --work-dir "${{TMPDIR:-/tmp}}/spark-fetch-work/{work_name(args)}/part-$part"'
     script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"' + prefix + work
     return shlex.join(["/bin/sh", "-c", script, args.output] + worker_options(args))
 
@@ -345,8 +347,8 @@ def preflight(args):
         return
     with tempfile.TemporaryDirectory(prefix="spark-fetch-") as scratch:
         prefix = ["--shard-prefix", "part-00000-"] if webdataset(args) else []
-        output = ["-o", args.output + "/part-00000", "--work-dir", os.path.join(scratch, "work")] if args.store \
-            else ["-o", os.path.join(scratch, "out")]
+        output = ["-o", args.output + "/part-00000" if args.store else os.path.join(scratch, "out"),
+                  "--work-dir", os.path.join(scratch, "work")]
         done = subprocess.run([binary, "-"] + worker_options(args) + output + prefix,
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               env=worker_environment(args))

@@ -65,6 +65,7 @@ public enum ImgFetchCommand {
             // A table's header is read here: a missing URL column is a usage error before anything starts.
             let lists = try ListSource.openAll(options.lists, settings: options.table)
             try prepareOutputDirectory(options.outputDirectory)
+            if options.objectStore == nil, let index = options.workDirectory { try prepareOutputDirectory(index) }
             try ObjectStoreOutput(options)?.checkBucket()
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             let heldOutputs = options.outputFormat == .webdataset ? window : 0

@@ -26,6 +26,20 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertTrue(second.execution.stderr.contains("cache: 2 fresh, 0 revalidated, 0 downloaded"), second.execution.stderr)
     }
 
+    func testTheIndexLivesInTheWorkDirectoryWhenOneIsGiven() throws {
+        _ = try addStaleJPEG()
+        let url = server.url("\(maxAge)/files/a.jpg")
+        let work = scratch.file("scratch-disk").path
+        let first = try fetchJSON([url], ["--work-dir", work])
+        XCTAssertEqual(first.items.first?["status"] as? String, "saved", first.execution.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/.imgfetch/index.sqlite"), "the index is in the work directory")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: outputDirectory + "/.imgfetch/index.sqlite"), "and not beside the images")
+        XCTAssertEqual(try outputFiles(), ["a.jpg"])
+        let second = try fetchJSON([url], ["--work-dir", work])
+        XCTAssertEqual(second.items.first?["cache"] as? String, "fresh", second.execution.stderr)
+        XCTAssertEqual(try server.requests().count, 1, "the second run found the entry in the work directory's index")
+    }
+
     func testHeuristicFreshnessComesFromLastModified() throws {
         _ = try addStaleJPEG()
         try server.setModificationDate(of: "a.jpg", daysAgo: 10)

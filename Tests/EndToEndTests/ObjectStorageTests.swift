@@ -237,7 +237,6 @@ final class ObjectStorageTests: EndToEndTestCase {
             (["-o", "gs://pics/x"], store.environment, "only s3:// object storage is supported"),
             (["-o", "s3://Pics/x"], store.environment, "lowercase letters"),
             (["-o", "s3://pics/a//b"], store.environment, "empty, '.' or '..' segment"),
-            (["-o", outputDirectory, "--work-dir", "/tmp/w"], store.environment, "needs -o s3://BUCKET/PREFIX"),
             (["-o", "s3://pics/x", "--gallery", "g.html"], store.environment, "the page links to local files"),
             (["-o", "s3://pics/x"], store.environment.merging(["AWS_ENDPOINT_URL": "ftp://x"]) { $1 }, "is not an http:// or https:// URL"),
             (["-o", "s3://no-such-bucket/x"], store.environment, "s3://no-such-bucket/x: no such bucket at \(store.endpoint)"),

@@ -29,7 +29,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     var objectStore: S3Location?
     /// The credentials, region and endpoint of `objectStore`, from the environment.
     var objectStoreAccess: S3Access?
-    /// `--work-dir`: the local directory of an object-storage run; nil: the default (`ObjectStoreOutput.defaultWorkDirectory`).
+    /// `--work-dir`: local scratch space. With `-o s3://…` the directory files are made in (nil:
+    /// `ObjectStoreOutput.defaultWorkDirectory`); with a local output, where the cache index lives
+    /// (nil: the output directory).
     var workDirectory: String?
     /// Simultaneous transfers.
     public var concurrency = library.concurrency
@@ -145,6 +147,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// never sees them.
     public func downloaderConfiguration(outputDirectory: String) -> DownloaderConfiguration {
         var configuration = DownloaderConfiguration(outputDirectory: outputDirectory)
+        if objectStore == nil { configuration.indexDirectory = workDirectory }
         configuration.concurrency = concurrency
         configuration.perHost = perHost
         configuration.order = order

@@ -131,12 +131,7 @@ public enum OptionParser {
 
     /// `-o s3://…`: its credentials from the environment, and its local work directory.
     private static func resolveObjectStore(_ options: inout CommandLineOptions, environment: [String: String]) throws(UsageError) {
-        guard let location = options.objectStore else {
-            if options.workDirectory != nil {
-                throw UsageError(option: "--work-dir", problem: .combination("needs -o s3://BUCKET/PREFIX: a local output is its own work directory"))
-            }
-            return
-        }
+        guard let location = options.objectStore else { return }
         if options.galleryFile != nil {
             throw UsageError(option: "--gallery", problem: .combination("cannot be used with -o s3://…: the page links to local files"))
         }

@@ -10,8 +10,8 @@ enum OptionTable {
                 help: "where images go, created if missing; s3://BUCKET/PREFIX uploads each finished file or "
                     + "shard there (credentials, region and endpoint from the AWS_* environment)"),
         .valued(.workDirectory, "work-dir", "DIR", .directory,
-                help: "with -o s3://…: where files are made before their upload; "
-                    + "on local disk, with the cache index (default $TMPDIR/imgfetch-s3/BUCKET/PREFIX)"),
+                help: "local scratch for the cache index (default DIR/.imgfetch); with -o s3://…, also where "
+                    + "files are made before their upload (default $TMPDIR/imgfetch-s3/BUCKET/PREFIX)"),
         .valued(.inputFormat, "input-format", "FORMAT", .choice(InputFormat.allCases.map(\.rawValue)), default: "txt",
                 help: "how lists are read; txt: a URL per line with out= and priority=; csv (RFC 4180) or tsv: a table "
                     + "with a header row; jsonl: a JSON object per line; a table's columns go into each item's JSON result"),

@@ -33,7 +33,8 @@ struct CacheLookup: Sendable {
         guard configuration.keepsCacheIndex && !configuration.handsOverOutputs else { return nil }
         let warn: @Sendable (String) -> Void = configuration.onWarning ?? { _ in }
         do {
-            return try CacheIndex(directory: configuration.outputDirectory, warn: warn, onCommitted: onCommitted)
+            return try CacheIndex(directory: configuration.indexDirectory ?? configuration.outputDirectory, warn: warn,
+                                  onCommitted: onCommitted)
         } catch {
             warn("\(error.message); continuing without the cache (every item is downloaded)")
             return nil

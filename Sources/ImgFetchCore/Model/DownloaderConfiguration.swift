@@ -11,6 +11,9 @@ public struct DownloaderConfiguration: Sendable {
 
     /// Directory that receives temp files and finished images. Must exist.
     public var outputDirectory: String
+    /// Directory whose `.imgfetch` folder holds the cache index; nil: `outputDirectory`. Local
+    /// scratch space for an output on a network file system, where SQLite's WAL cannot live.
+    public var indexDirectory: String?
     /// Simultaneous transfers (and libcurl's total connection limit).
     public var concurrency = 16
     /// Connections to one host (libcurl's per-host connection limit). A host that answers over

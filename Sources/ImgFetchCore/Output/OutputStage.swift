@@ -268,7 +268,7 @@ final class OutputStage: Sendable {
         case .serve(let entry, let source, let outcome):
             result = fromIndex(subscriber.name, entry: entry, source: source, outcome: outcome, attempts: 0)
         case .missing:
-            result = .failed(DownloadError(.notCached, "not in the cache index of \(configuration.outputDirectory) "
+            result = .failed(DownloadError(.notCached, "not in the cache index of \(configuration.indexDirectory ?? configuration.outputDirectory) "
                 + "(--cache-policy only-if-cached makes no requests; run without it to download)"))
         case .mustRevalidate:
             result = .failed(DownloadError(.notCached, "stale in the cache index, and the server requires revalidation "
