@@ -16,11 +16,11 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         whose key is printed; --no-auth turns moto's check off (it, and boto3's requests to it,
         fail on keys with '=', '+' or non-ASCII characters, which AWS accepts).
         --log FILE gets one JSON line per request, once answered:
-          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234}
+          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234, "query": ""}
         --faults FILE, read at each request, is JSON (or absent):
-          {"status": 503, "rules": [{"method": "PUT", "suffix": ".tar", "times": 2}]}
+          {"status": 503, "rules": [{"method": "PUT", "suffix": ".tar", "times": 2, "query": "uploadId"}]}
         A rule fails its first `times` matching requests (-1: every one) with `status`,
-        without passing them on.
+        without passing them on; "query", if given, must be in the request's query string.
 
     s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
     s3-test.py get   --store URL --bucket NAME --key K --out FILE
@@ -97,6 +97,9 @@ def serve(args):
     if not args.no_auth:
         # Every request after the first three (the IAM user, its key and its policy) is checked.
         os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
+    # Parts of 1 KiB and up, so that the tests can make multipart uploads of small files (S3: 5 MiB).
+    os.environ["S3_UPLOAD_PART_MIN_SIZE"] = "1024"
+    os.environ["MOTO_S3_DEFAULT_KEY_BUFFER_SIZE"] = str(16 << 20)
     from moto.server import ThreadedMotoServer
     import boto3
 
@@ -119,14 +122,15 @@ def serve(args):
     counts = {}
     lock = threading.Lock()
 
-    def fault(method, key):
+    def fault(method, key, query):
         try:
             with open(args.faults) as file:
                 faults = json.load(file)
         except (OSError, ValueError):
             return None
         for number, rule in enumerate(faults.get("rules", [])):
-            if rule.get("method", method) != method or not key.endswith(rule.get("suffix", "")):
+            if rule.get("method", method) != method or not key.endswith(rule.get("suffix", "")) \
+                    or rule.get("query", "") not in query:
                 continue
             with lock:
                 seen = counts.get(number, 0)
@@ -135,9 +139,9 @@ def serve(args):
                 return faults.get("status", 503)
         return None
 
-    def log(method, key, status, size):
+    def log(method, key, status, size, query):
         with lock, open(args.log, "a") as out:
-            out.write(json.dumps({"method": method, "key": key, "status": status, "bytes": size}) + "\n")
+            out.write(json.dumps({"method": method, "key": key, "status": status, "bytes": size, "query": query}) + "\n")
 
     class Proxy(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -150,13 +154,13 @@ def serve(args):
             body = self.rfile.read(length) if length else b""
             path = urllib.parse.urlsplit(self.path).path
             key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
-            status = fault(self.command, key)
+            status = fault(self.command, key, urllib.parse.urlsplit(self.path).query)
             headers = {name.lower(): value for name, value in self.headers.items()}
             refusal = signature_problem(self.command, self.path, headers, body, {access_key: secret_key})
             if refusal or status is not None:
                 status, code, message = refusal or (status, "SlowDown", f"injected {status}")
                 payload = f"<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
-                log(self.command, key, status, len(body))
+                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query)
                 self.send_response(status)
                 self.send_header("Content-Type", "application/xml")
                 self.send_header("Content-Length", str(len(payload)))
@@ -173,7 +177,7 @@ def serve(args):
                 status = response.status
                 # Logged before the client has its answer: a test that reads the log once
                 # imgfetch is done finds every request in it.
-                log(self.command, key, status, len(body))
+                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query)
                 self.send_response(status)
                 for name, value in response.getheaders():
                     if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):

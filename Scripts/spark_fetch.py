@@ -53,7 +53,7 @@ PASSED_ENVIRONMENT = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", 
                       "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "TMPDIR")
 # ... and, with -o s3://…, the object store's credentials, region and endpoint.
 STORE_ENVIRONMENT = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
-                     "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CA_BUNDLE")
+                     "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CA_BUNDLE", "IMGFETCH_S3_PART_SIZE")
 
 # The result columns: name, Spark type.
 RESULT_COLUMNS = [

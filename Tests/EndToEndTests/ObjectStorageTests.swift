@@ -289,4 +289,54 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(missing.exitCode, 2)
         XCTAssertTrue(missing.stderr.contains("AWS_CA_BUNDLE '/nonexistent.pem' cannot be read"), missing.stderr)
     }
+
+    func testAShardLargerThanThePartSizeGoesUpInPartsAndAFailedCompletionIsAborted() throws {
+        var rows = ["url"]
+        for name in images { rows.append(server.url("/files/" + name)) }
+        let table = try scratch.write("table.csv", rows.joined(separator: "\n") + "\n")
+        let arguments = ["--input-format", "csv", "--output-format", "webdataset", "--shard-samples", "4"]
+        var environment = store.environment
+        environment["IMGFETCH_S3_PART_SIZE"] = "20000"
+        // The first part's PUT fails once (retried), as a store's 503 may.
+        try store.failRequests([("PUT", "000000.tar", 1)])
+        let first = try run(table, ["-o", "s3://pics/parts"] + arguments, environment: environment)
+        XCTAssertEqual(first.exitCode, 0, first.stderr)
+        let requests = try store.requests().filter { $0.key == "parts/000000.tar" }
+        let parts = requests.filter { $0.method == "PUT" && $0.status == 200 }
+        XCTAssertGreaterThanOrEqual(parts.count, 3, "\(requests.map(\.query))")
+        XCTAssertEqual(requests.first?.method, "POST")
+        XCTAssertEqual(requests.first?.query, "uploads=")
+        XCTAssertEqual(requests.filter { $0.method == "PUT" }.first?.status, 503)
+        XCTAssertEqual(parts.map { $0.query.components(separatedBy: "&")[0] }, (1...parts.count).map { "partNumber=\($0)" })
+        XCTAssertEqual(requests.last?.method, "POST")
+        XCTAssertTrue(requests.last?.query.hasPrefix("uploadId=") == true)
+        // The object is whole: its members read back, and its stats object names its (multipart) ETag.
+        let objects = try store.objects(prefix: "parts/")
+        let tar = scratch.file("parts.tar")
+        try store.data("parts/000000.tar").write(to: tar)
+        let listing = try ImgFetchRunner.runShell("tar -tf '\(tar.path)' | grep -c json")
+        XCTAssertEqual(listing.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "4")
+        let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: try store.data("parts/000000_stats.json")) as? [String: Any])
+        XCTAssertEqual(stats["tar_etag"] as? String, objects["parts/000000.tar"]?.etag)
+        XCTAssertTrue((objects["parts/000000.tar"]?.etag ?? "").contains("-"), "a multipart ETag")
+        let again = try run(table, ["-o", "s3://pics/parts"] + arguments, environment: environment)
+        XCTAssertEqual(try jsonLines(again.stdout).filter { $0["status"] as? String == "skipped" }.count, 4, again.stderr)
+
+        // A completion the store keeps refusing: the upload is aborted (its parts go), the rows
+        // fail, and no object is left.
+        try store.failRequests([("POST", "000000.tar", -1)], status: 500, query: "uploadId")
+        let broken = try run(table, ["-o", "s3://pics/aborted", "--retries", "0"] + arguments, environment: environment)
+        XCTAssertEqual(broken.exitCode, 1)
+        XCTAssertEqual(try jsonLines(broken.stdout).compactMap { ($0["error"] as? [String: Any])?["class"] as? String },
+                       Array(repeating: "storage", count: 4))
+        XCTAssertEqual(try store.objects(prefix: "aborted/").count, 0)
+        let aborted = try store.requests().filter { $0.key == "aborted/000000.tar" }
+        XCTAssertEqual(aborted.last?.method, "DELETE")
+        XCTAssertTrue(aborted.last?.query.hasPrefix("uploadId=") == true, "\(aborted)")
+        XCTAssertEqual(aborted.last?.status, 204)
+
+        let refused = try run(table, ["-o", "s3://pics/x"] + arguments, environment: environment.merging(["IMGFETCH_S3_PART_SIZE": "12"]) { $1 })
+        XCTAssertEqual(refused.exitCode, 2)
+        XCTAssertTrue(refused.stderr.contains("IMGFETCH_S3_PART_SIZE '12' is not a number of bytes"), refused.stderr)
+    }
 }

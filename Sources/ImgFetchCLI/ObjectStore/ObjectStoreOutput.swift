@@ -17,7 +17,8 @@ struct ObjectStoreOutput: Sendable {
         workDirectory = options.outputDirectory
         let configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
         settings = S3Client.Settings(retry: RetryPolicy(maxRetries: options.retries), connectTimeout: options.connectTimeout,
-                                     timeout: options.timeout, userAgent: configuration.userAgent)
+                                     timeout: options.timeout, userAgent: configuration.userAgent,
+                                     partSize: options.objectStorePartSize)
     }
 
     /// Stops the run before it starts when the store says the bucket does not exist: every item

@@ -29,6 +29,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     var objectStore: S3Location?
     /// The credentials, region and endpoint of `objectStore`, from the environment.
     var objectStoreAccess: S3Access?
+    /// The part size of multipart uploads (`IMGFETCH_S3_PART_SIZE`, bytes).
+    var objectStorePartSize = S3Client.defaultPartSize
     /// `--work-dir`: local scratch space. With `-o s3://…` the directory files are made in (nil:
     /// `ObjectStoreOutput.defaultWorkDirectory`); with a local output, where the cache index lives
     /// (nil: the output directory).

@@ -139,6 +139,13 @@ public enum OptionParser {
         case .success(let access): options.objectStoreAccess = access
         case .failure(let error): throw UsageError(option: "-o", problem: .combination("\(location): \(error.reason)"))
         }
+        if let text = environment["IMGFETCH_S3_PART_SIZE"], !text.isEmpty {
+            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let size = Int(text), (1 << 10...5 << 30).contains(size) else {
+                throw UsageError(option: "-o", problem: .combination(
+                    "IMGFETCH_S3_PART_SIZE '\(text)' is not a number of bytes from 1024 to 5 GiB (S3 takes 5 MiB at least)"))
+            }
+            options.objectStorePartSize = size
+        }
         options.outputDirectory = options.workDirectory ?? ObjectStoreOutput.defaultWorkDirectory(for: location, environment: environment)
     }
 

@@ -22,6 +22,24 @@ enum SHA256 {
         return hasher.finish()
     }
 
+    /// SHA-256 of `length` bytes of the file from `offset`.
+    static func hexDigest(ofRange fd: Int32, offset: Int, length: Int, path: String) throws(DownloadError) -> String {
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        var done = 0
+        while done < length {
+            let count = FileDescriptorIO.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, length - done)]),
+                                              at: offset + done)
+            guard count > 0 else {
+                throw DownloadError(.filesystem, "cannot read \(path): \(count < 0 ? Errno.describe() : "it got shorter")")
+            }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            done += count
+        }
+        return hasher.finish()
+    }
+
     /// Lowercase hex, built as bytes: one string per digest, not one per byte.
     static func hex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)

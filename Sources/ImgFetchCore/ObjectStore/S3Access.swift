@@ -72,15 +72,26 @@ public struct S3Access: Sendable, Equatable {
         return "https://\(bucket).s3.\(region).amazonaws.com/\(path)"
     }
 
+    /// A query value as S3's signature expects it: every byte but the unreserved ones encoded.
+    public static func encodeQueryValue(_ value: String) -> String {
+        encode(value, keepingSlashes: false)
+    }
+
     /// A key as S3's signature expects it in the path: every byte but the unreserved ones
     /// (`A-Z a-z 0-9 - . _ ~`) and `/` percent-encoded, with uppercase hex.
     public static func encodeKey(_ key: String) -> String {
+        encode(key, keepingSlashes: true)
+    }
+
+    private static func encode(_ text: String, keepingSlashes: Bool) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
-        out.reserveCapacity(key.utf8.count)
-        for byte in key.utf8 {
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
             switch byte {
-            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E, 0x5F, 0x7E, 0x2F:
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E, 0x5F, 0x7E:
+                out.append(byte)
+            case 0x2F where keepingSlashes:
                 out.append(byte)
             default:
                 out.append(0x25)

@@ -21,12 +21,17 @@ public final class S3Client {
         /// Abort a request under 1 KB/s for this many seconds.
         public var timeout: Double
         public var userAgent: String
+        /// Objects larger than this go up in parts of this size (a multipart upload); S3 takes
+        /// parts of 5 MiB to 5 GiB, and 10,000 of them at most (larger parts are used then).
+        public var partSize: Int
 
-        public init(retry: RetryPolicy, connectTimeout: Double = 10, timeout: Double = 15, userAgent: String) {
+        public init(retry: RetryPolicy, connectTimeout: Double = 10, timeout: Double = 15, userAgent: String,
+                    partSize: Int = S3Client.defaultPartSize) {
             self.retry = retry
             self.connectTimeout = connectTimeout
             self.timeout = timeout
             self.userAgent = userAgent
+            self.partSize = partSize
         }
     }
 
@@ -50,8 +55,11 @@ public final class S3Client {
         }
     }
 
-    /// S3's limit on one PUT; larger objects need a multipart upload, which this client does not make.
-    static let largestPut = 5 << 30
+    /// The default part size of multipart uploads: 64 MiB (so up to 625 GiB in 10,000 parts).
+    public static let defaultPartSize = 64 << 20
+    /// S3's limits: the most parts an object may have, and the largest object (5 TiB).
+    static let mostParts = 10_000
+    static let largestObject = 5 << 40
     /// Bodies smaller than this are sent from memory, without `Expect: 100-continue` (one round
     /// trip less per object); larger ones stream from their file and wait for the store's 100.
     static let inMemoryPut = 1 << 20
@@ -89,9 +97,12 @@ public final class S3Client {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
         let size = Int(info.st_size)
-        guard size <= Self.largestPut else {
-            throw DownloadError(.storage, "s3://\(bucket)/\(key) is \(size) bytes, more than S3 takes in one PUT (5 GiB); "
+        guard size <= Self.largestObject else {
+            throw DownloadError(.storage, "s3://\(bucket)/\(key) is \(size) bytes, more than S3 stores in one object (5 TiB); "
                 + "make it smaller (for shards: fewer --shard-samples)")
+        }
+        if size > settings.partSize {
+            return try putInParts(descriptor: descriptor, path: path, size: size, bucket: bucket, key: key, contentType: contentType)
         }
         let digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
         let body: Body
@@ -107,6 +118,55 @@ public final class S3Client {
         }
         return try request(.put(body), bucket: bucket, key: key, payloadHash: digest,
                            headers: ["Content-Type: \(contentType)"]).etag
+    }
+
+    /// A multipart upload: created, then each part put (and retried) on its own, then completed;
+    /// aborted when a part or the completion fails, so that the store keeps no orphaned parts.
+    private func putInParts(descriptor: Int32, path: String, size: Int, bucket: String, key: String,
+                            contentType: String) throws(DownloadError) -> String? {
+        let name = "s3://\(bucket)/\(key)"
+        let created = try request(.post(query: "uploads=", body: []), bucket: bucket, key: key, payloadHash: Self.emptyHash,
+                                  headers: ["Content-Type: \(contentType)"])
+        guard let upload = Self.errorElement("UploadId", in: created.body) else {
+            throw DownloadError(.storage, "POST \(name)?uploads: the store's answer has no UploadId")
+        }
+        let uploadQuery = "uploadId=" + S3Access.encodeQueryValue(upload)
+        do throws(DownloadError) {
+            let partSize = max(settings.partSize, (size + Self.mostParts - 1) / Self.mostParts)
+            var parts: [String] = []
+            var offset = 0
+            while offset < size {
+                let length = min(partSize, size - offset)
+                let number = parts.count + 1
+                let digest = try SHA256.hexDigest(ofRange: descriptor, offset: offset, length: length, path: path)
+                let answer = try request(.putPart(query: "partNumber=\(number)&" + uploadQuery, descriptor: descriptor, path: path,
+                                                  offset: offset, length: length),
+                                         bucket: bucket, key: key, payloadHash: digest, headers: [])
+                guard let etag = answer.etag else {
+                    throw DownloadError(.storage, "PUT \(name) part \(number): the store's answer has no ETag")
+                }
+                parts.append(etag)
+                offset += length
+            }
+            let list = parts.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.xmlEscaped($0.element))</ETag></Part>" }
+            let text = "<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>"
+            let completed = try request(.post(query: uploadQuery, body: Array(text.utf8)), bucket: bucket, key: key,
+                                        payloadHash: SHA256.hexDigest(text), headers: ["Content-Type: application/xml"])
+            return Self.errorElement("ETag", in: completed.body).map(Self.xmlUnescaped) ?? completed.etag
+        } catch {
+            // Best effort: parts left behind cost storage until the bucket's lifecycle removes them.
+            _ = try? request(.abort(query: uploadQuery), bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
+            throw error
+        }
+    }
+
+    static func xmlEscaped(_ text: String) -> String {
+        text.replacing("&", with: "&amp;").replacing("\"", with: "&quot;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+    }
+
+    static func xmlUnescaped(_ text: String) -> String {
+        text.replacing("&quot;", with: "\"").replacing("&#34;", with: "\"").replacing("&lt;", with: "<")
+            .replacing("&gt;", with: ">").replacing("&amp;", with: "&")
     }
 
     /// The bytes of object `key` (at most `limit`; a larger object is an error), or nil when
@@ -148,12 +208,28 @@ public final class S3Client {
         case put(Body)
         case get(limit: Int)
         case head
+        /// A POST with a small body (a multipart upload's creation and completion).
+        case post(query: String, body: [UInt8])
+        /// One part of a multipart upload: `length` bytes of the file from `offset`.
+        case putPart(query: String, descriptor: Int32, path: String, offset: Int, length: Int)
+        /// A multipart upload's abort (DELETE).
+        case abort(query: String)
 
         var name: String {
             switch self {
-            case .put: "PUT"
+            case .put, .putPart: "PUT"
             case .get: "GET"
             case .head: "HEAD"
+            case .post: "POST"
+            case .abort: "DELETE"
+            }
+        }
+
+        /// The query string, encoded as S3 signs it (names and values sorted).
+        var query: String? {
+            switch self {
+            case .post(let query, _), .putPart(let query, _, _, _, _), .abort(let query): query
+            case .put, .get, .head: nil
             }
         }
     }
@@ -168,8 +244,11 @@ public final class S3Client {
     /// The request, with its retries: a 2xx answer (or a 404 of GET and HEAD, which says "none").
     private func request(_ method: Method, bucket: String, key: String, payloadHash: String,
                          headers: [String]) throws(DownloadError) -> Response {
-        let url = access.objectURL(bucket: bucket, key: key)
-        let name = "s3://\(bucket)/\(key)"
+        let url = access.objectURL(bucket: bucket, key: key) + (method.query.map { "?" + $0 } ?? "")
+        var name = "s3://\(bucket)/\(key)"
+        if case .putPart(let query, _, _, _, _) = method, let number = query.split(separator: "&").first?.dropFirst("partNumber=".count) {
+            name += " (part \(number))"
+        }
         var failed = 0
         while true {
             if stop.requested { throw DownloadError(.cancelled, "cancelled before \(method.name) \(name)") }
@@ -260,6 +339,20 @@ public final class S3Client {
             break
         case .head:
             CCurl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case .post(_, let bytes):
+            CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+            let copy = bytes.isEmpty ? [0] : bytes
+            copy.withUnsafeBytes { raw in
+                _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            }
+        case .putPart(_, let descriptor, _, let offset, let length):
+            exchange.part = PartReader(descriptor: descriptor, offset: offset, length: length)
+            CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            CCurl_easy_setopt_write_callback(handle, CURLOPT_READFUNCTION, partReadCallback)
+            CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, box.toOpaque())
+            CCurl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length))
+        case .abort:
+            CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "DELETE")
         }
 
         let code = curl_easy_perform(handle)
@@ -271,6 +364,9 @@ public final class S3Client {
         if code == CURLE_ABORTED_BY_CALLBACK && stop.requested {
             throw DownloadError(.cancelled, "cancelled during \(method.name) \(name)")
         }
+        if let failure = exchange.part?.failure {
+            throw DownloadError(.filesystem, "cannot read \(name)'s file: \(Errno.describe(failure))")
+        }
         if code == CURLE_WRITE_ERROR && exchange.overflowed {
             return (response, DownloadError(.storage, "\(method.name) \(name): the object is larger than \(exchange.limit) bytes"), false)
         }
@@ -280,13 +376,20 @@ public final class S3Client {
                         + "(check AWS_ENDPOINT_URL and that the store is reachable: \(access.endpoint ?? url))"),
                     RetryPolicy.isTransient(curlCode: code))
         }
+        // S3 may answer a multipart completion 200 and put its error in the body.
+        if (200..<300).contains(status), case .post = method, let errorCode = Self.errorElement("Code", in: exchange.body),
+           exchange.body.starts(with: "<?xml".utf8) || exchange.body.starts(with: "<Error>".utf8),
+           Self.errorElement("UploadId", in: exchange.body) == nil && Self.errorElement("ETag", in: exchange.body) == nil {
+            return (response, DownloadError(.storage, "POST \(name): HTTP \(status)\(Self.errorText(exchange.body))"),
+                    errorCode == "InternalError" || errorCode == "SlowDown")
+        }
         if (200..<300).contains(status) { return (response, nil, false) }
         let errorCode = Self.errorElement("Code", in: exchange.body)
         // A GET or HEAD of a missing object says "none"; of a missing bucket, that is an error.
         if status == 404, errorCode != "NoSuchBucket" {
             switch method {
             case .get, .head: return (response, nil, false)
-            case .put: break
+            case .put, .post, .putPart, .abort: break
             }
         }
         let said = Self.errorText(exchange.body)
@@ -335,7 +438,8 @@ public final class S3Client {
     }
 }
 
-/// What one request's callbacks gather: the response body up to `limit`, and its `ETag`.
+/// What one request's callbacks gather: the response body up to `limit`, and its `ETag`; and,
+/// for a part, where its bytes are read from.
 private final class Exchange {
     let handle: OpaquePointer
     let limit: Int
@@ -343,6 +447,7 @@ private final class Exchange {
     var body: [UInt8] = []
     var overflowed = false
     var etag: String?
+    var part: PartReader?
 
     init(handle: OpaquePointer, limit: Int, stop: S3Client.Stop) {
         self.handle = handle
@@ -381,6 +486,33 @@ private let responseHeaderCallback: curl_write_callback = { buffer, size, count,
         exchange.etag = value.isEmpty ? nil : value
     }
     return size * count
+}
+
+/// `length` bytes of a file from `offset`, read with `pread` (the descriptor's offset is not used).
+private struct PartReader {
+    let descriptor: Int32
+    var offset: Int
+    var length: Int
+    /// The errno of a failed read.
+    var failure: Int32?
+}
+
+/// libcurl's read callback for a part (the same C type as a write callback).
+private let partReadCallback: curl_write_callback = { buffer, size, count, userdata in
+    let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
+    guard var part = exchange.part else { return 0 }
+    let wanted = min(size * count, part.length)
+    guard wanted > 0 else { return 0 }
+    let read = pread(part.descriptor, buffer, wanted, off_t(part.offset))
+    guard read > 0 else {
+        part.failure = read < 0 ? errno : EIO
+        exchange.part = part
+        return Int(CURL_READFUNC_ABORT)
+    }
+    part.offset += read
+    part.length -= read
+    exchange.part = part
+    return read
 }
 
 private let stopCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in

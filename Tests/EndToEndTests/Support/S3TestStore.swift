@@ -60,9 +60,11 @@ final class S3TestStore {
          "AWS_REGION": "us-east-1", "PATH": "/usr/bin:/bin"]
     }
 
-    /// Fails the first `times` requests of `method` whose key ends with `suffix` (-1: all) with `status`.
-    func failRequests(_ rules: [(method: String, suffix: String, times: Int)], status: Int = 503) throws {
-        let json: [String: Any] = ["status": status, "rules": rules.map { ["method": $0.method, "suffix": $0.suffix, "times": $0.times] }]
+    /// Fails the first `times` requests of `method` whose key ends with `suffix` (-1: all) with
+    /// `status`; with `query`, only requests whose query string holds it.
+    func failRequests(_ rules: [(method: String, suffix: String, times: Int)], status: Int = 503, query: String = "") throws {
+        let json: [String: Any] = ["status": status,
+                                   "rules": rules.map { ["method": $0.method, "suffix": $0.suffix, "times": $0.times, "query": query] }]
         try JSONSerialization.data(withJSONObject: json).write(to: directory.appendingPathComponent("faults.json"))
     }
 
@@ -74,6 +76,26 @@ final class S3TestStore {
         let method: String
         let key: String
         let status: Int
+        /// The query string as sent (`partNumber=2&uploadId=…`), empty for none.
+        var query = ""
+
+        enum CodingKeys: String, CodingKey {
+            case method, key, status, query
+        }
+
+        init(method: String, key: String, status: Int) {
+            self.method = method
+            self.key = key
+            self.status = status
+        }
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            method = try container.decode(String.self, forKey: .method)
+            key = try container.decode(String.self, forKey: .key)
+            status = try container.decode(Int.self, forKey: .status)
+            query = try container.decodeIfPresent(String.self, forKey: .query) ?? ""
+        }
     }
 
     /// Every request the store was sent so far, in the order they were answered.

@@ -87,6 +87,15 @@ final class S3AddressTests: XCTestCase {
         XCTAssertEqual(aws.objectURL(bucket: "pics", key: ""), "https://pics.s3.eu-west-1.amazonaws.com/")
     }
 
+    func testQueryValuesEncodeSlashesToo() {
+        XCTAssertEqual(S3Access.encodeQueryValue("a/b+c=d~"), "a%2Fb%2Bc%3Dd~")
+    }
+
+    func testTheCompletionsXMLIsEscapedAndItsETagUnescaped() {
+        XCTAssertEqual(S3Client.xmlEscaped("\"9b2c-3\"&<x>"), "&quot;9b2c-3&quot;&amp;&lt;x&gt;")
+        XCTAssertEqual(S3Client.xmlUnescaped("&quot;9b2c-3&quot;&amp;amp;&#34;"), "\"9b2c-3\"&amp;\"")
+    }
+
     func testKeysAreEncodedOnceWithEverythingButUnreservedBytesAndSlashes() {
         XCTAssertEqual(S3Access.encodeKey("a/b-c_d.e~f/G9"), "a/b-c_d.e~f/G9")
         XCTAssertEqual(S3Access.encodeKey("a=b+c d&é%"), "a%3Db%2Bc%20d%26%C3%A9%25")
