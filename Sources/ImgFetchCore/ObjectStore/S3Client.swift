@@ -319,12 +319,7 @@ public final class S3Client {
         case .put(.memory(let bytes)):
             // A POST body sent as PUT: libcurl adds no `Expect` to a body this small.
             CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT")
-            CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-            // Copied by libcurl at once; an empty body still needs a pointer.
-            let copy = bytes.isEmpty ? [0] : bytes
-            copy.withUnsafeBytes { raw in
-                _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            }
+            setPostBody(bytes)
         case .put(.file(let descriptor, let path, let size)):
             let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
             if copy >= 0 { file = fdopen(copy, "rb") }
@@ -340,11 +335,7 @@ public final class S3Client {
         case .head:
             CCurl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
         case .post(_, let bytes):
-            CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-            let copy = bytes.isEmpty ? [0] : bytes
-            copy.withUnsafeBytes { raw in
-                _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
-            }
+            setPostBody(bytes)
         case .putPart(_, let descriptor, _, let offset, let length):
             exchange.part = PartReader(descriptor: descriptor, offset: offset, length: length)
             CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD, 1)
@@ -396,6 +387,14 @@ public final class S3Client {
         let transient = RetryPolicy.isTransient(status: status) || (status == 400 && errorCode == "RequestTimeout")
         return (response, DownloadError(.storage, "\(method.name) \(name): HTTP \(status)\(said)\(Self.hint(status, code: errorCode))"),
                 transient)
+    }
+
+    /// A POST body, copied by libcurl at once (an empty one still needs a pointer).
+    private func setPostBody(_ bytes: [UInt8]) {
+        CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+        (bytes.isEmpty ? [0] : bytes).withUnsafeBytes { raw in
+            _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+        }
     }
 
     /// ` AccessDenied: Access Denied` from S3's XML error body, or nothing.
