@@ -341,7 +341,7 @@ def checks(spark, nginx, scratch):
         # The cache index is on the executor's local disk, not in the (maybe shared) output.
         indexes = glob.glob(f"{glob.escape(scratch)}/table-{name}/part-*/.imgfetch/index.sqlite")
         work = os.path.join(os.environ.get("TMPDIR", "/tmp"), "spark-fetch-work", spark_fetch.work_name(args))
-        check(not indexes and glob.glob(f"{work}/part-*/.imgfetch/index.sqlite"), f"{name}: indexes in the output {indexes}")
+        check(not indexes and glob.glob(f"{work}/part-*/index-*/.imgfetch/index.sqlite"), f"{name}: indexes in the output {indexes}")
         shutil.rmtree(work, ignore_errors=True)
     check(next(r for r in results(spark, args) if True)["input_line"] == 1, "parquet record number")
     print("check-spark: 6. CSV, TSV, JSON Lines and Parquet lists: a row per record, captions as imgfetch reads them; "

@@ -19,8 +19,11 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
           {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234, "query": ""}
         --faults FILE, read at each request, is JSON (or absent):
           {"status": 503, "rules": [{"method": "PUT", "suffix": ".tar", "times": 2, "query": "uploadId"}]}
-        A rule fails its first `times` matching requests (-1: every one) with `status`,
+        A rule fails its first `times` matching requests (-1: every one) with `status` (counted
+        afresh whenever the file changes),
         without passing them on; "query", if given, must be in the request's query string.
+        A rule may give its own "status", "body" (sent instead of a SlowDown error) and
+        "headers" (an object of extra response headers).
 
     s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
     s3-test.py get   --store URL --bucket NAME --key K --out FILE
@@ -125,9 +128,15 @@ def serve(args):
     def fault(method, key, query):
         try:
             with open(args.faults) as file:
-                faults = json.load(file)
+                text = file.read()
+            faults = json.loads(text)
         except (OSError, ValueError):
             return None
+        with lock:
+            # New rules count afresh: a rule's count belongs to the file it came in.
+            if counts.get("text") != text:
+                counts.clear()
+                counts["text"] = text
         for number, rule in enumerate(faults.get("rules", [])):
             if rule.get("method", method) != method or not key.endswith(rule.get("suffix", "")) \
                     or rule.get("query", "") not in query:
@@ -136,7 +145,7 @@ def serve(args):
                 seen = counts.get(number, 0)
                 counts[number] = seen + 1
             if rule.get("times", -1) < 0 or seen < rule["times"]:
-                return faults.get("status", 503)
+                return rule.get("status", faults.get("status", 503)), rule.get("body"), rule.get("headers", {})
         return None
 
     def log(method, key, status, size, query):
@@ -154,14 +163,21 @@ def serve(args):
             body = self.rfile.read(length) if length else b""
             path = urllib.parse.urlsplit(self.path).path
             key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
-            status = fault(self.command, key, urllib.parse.urlsplit(self.path).query)
+            injected = fault(self.command, key, urllib.parse.urlsplit(self.path).query)
             headers = {name.lower(): value for name, value in self.headers.items()}
             refusal = signature_problem(self.command, self.path, headers, body, {access_key: secret_key})
-            if refusal or status is not None:
-                status, code, message = refusal or (status, "SlowDown", f"injected {status}")
+            if refusal or injected:
+                status, code, message = refusal or (injected[0], "SlowDown", f"injected {injected[0]}")
                 payload = f"<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
+                extra = {}
+                if not refusal and injected[1] is not None:
+                    payload = injected[1].encode()
+                if not refusal:
+                    extra = injected[2]
                 log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query)
                 self.send_response(status)
+                for name, value in extra.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/xml")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

@@ -65,7 +65,10 @@ public enum ImgFetchCommand {
             // A table's header is read here: a missing URL column is a usage error before anything starts.
             let lists = try ListSource.openAll(options.lists, settings: options.table)
             try prepareOutputDirectory(options.outputDirectory)
-            if options.objectStore == nil, let index = options.workDirectory { try prepareOutputDirectory(index) }
+            // --work-dir with a local output: the index's folder there (a WebDataset run keeps none).
+            if options.outputFormat == .files, let index = options.downloaderConfiguration(outputDirectory: options.outputDirectory).indexDirectory {
+                try prepareOutputDirectory(index)
+            }
             try ObjectStoreOutput(options)?.checkBucket()
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             let heldOutputs = options.outputFormat == .webdataset ? window : 0

@@ -32,12 +32,25 @@ final class CacheTests: EndToEndTestCase {
         let work = scratch.file("scratch-disk").path
         let first = try fetchJSON([url], ["--work-dir", work])
         XCTAssertEqual(first.items.first?["status"] as? String, "saved", first.execution.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/.imgfetch/index.sqlite"), "the index is in the work directory")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: work)
+        XCTAssertEqual(folders.count, 1)
+        XCTAssertTrue(folders.allSatisfy { $0.hasPrefix("index-") }, "\(folders)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(work)/\(folders[0])/.imgfetch/index.sqlite"), "the index is in the work directory")
         XCTAssertFalse(FileManager.default.fileExists(atPath: outputDirectory + "/.imgfetch/index.sqlite"), "and not beside the images")
         XCTAssertEqual(try outputFiles(), ["a.jpg"])
         let second = try fetchJSON([url], ["--work-dir", work])
         XCTAssertEqual(second.items.first?["cache"] as? String, "fresh", second.execution.stderr)
         XCTAssertEqual(try server.requests().count, 1, "the second run found the entry in the work directory's index")
+
+        // Another output with the same work directory has its own index: a file of the user's
+        // there under the same name is not taken for the first output's cached one.
+        let other = scratch.file("other").path
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try Data("the user's own file".utf8).write(to: URL(fileURLWithPath: other + "/a.jpg"))
+        let third = try ImgFetchRunner.run([try scratch.write("one.txt", url + "\n"), "-o", other, "--work-dir", work, "--jsonl"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work).count, 2, third.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other + "/a.jpg")), Data("the user's own file".utf8),
+                       "the file is the user's, not a cache entry of another output")
     }
 
     func testHeuristicFreshnessComesFromLastModified() throws {

@@ -208,8 +208,17 @@ final class ObjectStorageTests: EndToEndTestCase {
         let fourth = try run(table, arguments)
         XCTAssertEqual(fourth.exitCode, 1, fourth.stderr)
         XCTAssertEqual(try imageDownloads() - before, 4, "the two images of shard 000000 too")
-        XCTAssertEqual(try store.data("ds/000000.tar"), try store.data("ds/000000.tar"))
         XCTAssertNotEqual(try store.data("ds/000000.tar"), replaced)
+
+        // Results replaced since (a second attempt of the shard, interleaved): the stats object
+        // names the results' ETag too, so the shard is made again.
+        var otherResults = try store.data("ds/000002.jsonl")
+        otherResults.append(contentsOf: Data(" ".utf8))
+        try store.put("ds/000002.jsonl", otherResults)
+        let fifth = try run(table, arguments)
+        XCTAssertEqual(fifth.exitCode, 1, fifth.stderr)
+        XCTAssertEqual(try imageDownloads() - before, 4, "shard 000002 holds only the 404: no image to fetch")
+        XCTAssertNotEqual(try store.data("ds/000002.jsonl"), otherResults, "the results were put again")
     }
 
     func testAShardThatCannotBeUploadedFailsItsRowsAndLeavesNoStatsObject() throws {
@@ -242,11 +251,18 @@ final class ObjectStorageTests: EndToEndTestCase {
             (["-o", "s3://no-such-bucket/x"], store.environment, "s3://no-such-bucket/x: no such bucket at \(store.endpoint)"),
             (["-o", "s3://no-such-bucket/x", "--failures-are-data"], store.environment, "no such bucket"),
         ]
+        defer { store.clearFaults() }
         for (arguments, environment, expected) in cases {
             let run = try ImgFetchRunner.run([list] + arguments, environment: environment)
             XCTAssertEqual(run.exitCode, 2, "\(arguments): \(run.stderr)")
             XCTAssertTrue(run.stderr.contains(expected), "\(arguments): \(run.stderr)")
         }
+        // A bucket in another region: S3 answers its HEAD 301 and names the region.
+        try store.answerRequests(method: "HEAD", suffix: "", times: -1, status: 301, headers: ["x-amz-bucket-region": "eu-west-1"])
+        let elsewhere = try ImgFetchRunner.run([list, "-o", "s3://pics/x"], environment: store.environment)
+        XCTAssertEqual(elsewhere.exitCode, 2, elsewhere.stderr)
+        XCTAssertTrue(elsewhere.stderr.contains("s3://pics/x: the bucket is in region eu-west-1, not us-east-1 (set AWS_REGION=eu-west-1)"),
+                      elsewhere.stderr)
         XCTAssertEqual(try imageDownloads(), 0)
     }
 
@@ -334,6 +350,16 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(aborted.last?.method, "DELETE")
         XCTAssertTrue(aborted.last?.query.hasPrefix("uploadId=") == true, "\(aborted)")
         XCTAssertEqual(aborted.last?.status, 204)
+
+        // A completion answered 200 whose body, after keep-alive spaces, is an error (S3 and MinIO
+        // do this): not taken for success, but retried.
+        try store.answerRequests(method: "POST", suffix: "000000.tar", query: "uploadId", times: 1, status: 200,
+                                 body: "   \n  <Error><Code>InternalError</Code><Message>try again</Message></Error>")
+        let spaced = try run(table, ["-o", "s3://pics/spaced"] + arguments, environment: environment)
+        XCTAssertEqual(spaced.exitCode, 0, spaced.stderr)
+        XCTAssertEqual(try store.requests().filter { $0.key == "spaced/000000.tar" && $0.query.hasPrefix("uploadId=") && $0.method == "POST" }
+            .map(\.status), [200, 200])
+        XCTAssertNotNil(try store.objects(prefix: "spaced/")["spaced/000000.tar"])
 
         let refused = try run(table, ["-o", "s3://pics/x"] + arguments, environment: environment.merging(["IMGFETCH_S3_PART_SIZE": "12"]) { $1 })
         XCTAssertEqual(refused.exitCode, 2)

@@ -78,7 +78,7 @@ struct FinishedShard: Equatable {
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
             return S3Client.ObjectInfo(size: Int(info.st_size), etag: nil)
-        }, contents: { name, limit in contents(of: directory + "/" + name, limit: limit) })
+        }, contents: { name, limit in contents(of: directory + "/" + name, limit: limit).map { ($0, nil) } })
     }
 
     /// Reads shard `shard`'s stats in the object store (`-o s3://…`) through `client`; nil when
@@ -90,21 +90,28 @@ struct FinishedShard: Equatable {
         }, contents: { name, limit in (try? client.get(bucket: bucket, key: store.location.key(name), limit: limit)) ?? nil })
     }
 
+    /// Whether an object's entity tag is the one its stats object recorded (none recorded: the
+    /// store gave none, and the size has the say). Compared without quotes and weak markers.
+    private static func matches(_ recorded: String?, _ actual: String?) -> Bool {
+        recorded == nil || S3Client.plainTag(recorded) == S3Client.plainTag(actual)
+    }
+
     /// The shard `names` as `tar` (the tar's size and entity tag, nil when there is none) and
-    /// `contents` (a file's bytes up to a limit) find it: complete when its stats, results and
-    /// tar agree. A stats object that names its tar's ETag (`tar_etag`, `ShardUpload`) vouches
-    /// only for a tar with that ETag.
+    /// `contents` (a file's bytes up to a limit, and its entity tag) find it: complete when its
+    /// stats, results and tar agree. A stats object that names the ETags of its tar and results
+    /// (`tar_etag`, `results_etag`: `ShardUpload`) vouches only for objects with those ETags.
     private static func read(_ names: ShardNames, tar: (String) -> S3Client.ObjectInfo?,
-                             contents: (String, Int) -> [UInt8]?) -> FinishedShard? {
-        guard let bytes = contents(names.stats, 1 << 20),
+                             contents: (String, Int) -> (bytes: [UInt8], etag: String?)?) -> FinishedShard? {
+        guard let bytes = contents(names.stats, 1 << 20)?.bytes,
               let members = try? JSONObjectScanner.members(of: bytes) else { return nil }
         func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
         guard let digest = value("input_sha256").flatMap(JSONObjectScanner.string),
               let settings = value("settings").flatMap(JSONObjectScanner.string),
               let info = tar(names.tar), value("tar_bytes") == String(info.size),
-              value("tar_etag").flatMap(JSONObjectScanner.string) == info.etag,
+              matches(value("tar_etag").flatMap(JSONObjectScanner.string), info.etag),
               let rows = value("rows").flatMap({ Int($0) }),
-              let results = contents(names.results, resultsLimit),
+              let (results, resultsTag) = contents(names.results, resultsLimit),
+              matches(value("results_etag").flatMap(JSONObjectScanner.string), resultsTag),
               let failures = failures(in: results, rows: rows),
               !failures.values.contains(where: { $0.error.kind == .filesystem || $0.error.kind == .storage }) else { return nil }
         return FinishedShard(digest: digest, settings: settings, failures: failures)

@@ -4,12 +4,13 @@ import ImgFetchCore
 /// Puts a complete shard into the object store (`-o s3://…` with `--output-format webdataset`):
 /// the shard is written whole in the work directory first, then its objects go up in the order
 /// that keeps the store's shard trustworthy at every moment: the tar, the results, and the stats
-/// object last. The stats object names the tar's entity tag as the store gave it (`tar_etag`),
-/// so an earlier run's stats object never vouches for a tar that a later run replaced (or half
-/// replaced): a re-run takes the shard as finished only if the tar's ETag is still that one. So
-/// nothing is ever deleted, which also spares the `s3:DeleteObject` permission and leaves no
-/// window in which a second attempt of the shard could remove the first one's stats. The local
-/// files go afterwards, uploaded or not: the store is the output, and a re-run fetches what it lacks.
+/// object last. The stats object names the entity tags the store gave the tar and the results
+/// (`tar_etag`, `results_etag`), so it vouches only for those very objects: an earlier run's
+/// stats object never vouches for a tar or results that a later run (or a second attempt of the
+/// shard, interleaved with this one) replaced, and a re-run takes the shard as finished only if
+/// both tags still match. So nothing is ever deleted, which also spares the `s3:DeleteObject`
+/// permission. The local files go afterwards, uploaded or not: the store is the output, and a
+/// re-run fetches what it lacks.
 ///
 /// Used under the `DatasetWriter`'s lock; each upload has its own `S3Client`, so no libcurl
 /// handle outlives the thread that made it.
@@ -24,23 +25,26 @@ struct ShardUpload: Sendable {
         defer { for name in files { unlink(directory + "/" + name) } }
         let client = S3Client(access: store.access, settings: store.settings, stop: stop)
         let bucket = store.location.bucket
+        /// Puts `name`, and returns the entity tag the store gave it (from a HEAD when the PUT's answer had none).
         @discardableResult
         func put(_ name: String) throws(DownloadError) -> String? {
-            try client.put(file: directory + "/" + name, bucket: bucket, key: store.location.key(name),
-                           contentType: ObjectStoreOutput.contentType(of: name))
+            let key = store.location.key(name)
+            let tag = try client.put(file: directory + "/" + name, bucket: bucket, key: key,
+                                     contentType: ObjectStoreOutput.contentType(of: name))
+            return tag ?? (try? client.head(bucket: bucket, key: key))??.etag
         }
         do {
-            let etag = try put(names.tar)
-            try put(names.results)
-            if let etag { try Self.addTarTag(etag, toStats: directory + "/" + names.stats) }
+            let tags = ["tar_etag": try put(names.tar), "results_etag": try put(names.results)]
+            try Self.addTags(tags.compactMapValues { $0 }, toStats: directory + "/" + names.stats)
             try put(names.stats)
         } catch {
             throw DownloadError(error.kind, "shard \(store.location.url(names.tar)) not uploaded: \(error.message)")
         }
     }
 
-    /// Adds `"tar_etag": ETAG` to the end of the stats file's JSON object.
-    static func addTarTag(_ etag: String, toStats path: String) throws(DownloadError) {
+    /// Adds `tags` (name → entity tag) to the end of the stats file's JSON object, in name order.
+    static func addTags(_ tags: [String: String], toStats path: String) throws(DownloadError) {
+        guard !tags.isEmpty else { return }
         guard let file = fopen(path, "r+e") else { throw DownloadError(.filesystem, "cannot open \(path): \(Errno.describe())") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -49,7 +53,8 @@ struct ShardUpload: Sendable {
         guard let close = bytes.lastIndex(of: UInt8(ascii: "}")) else {
             throw DownloadError(.filesystem, "\(path) is not a stats file")
         }
-        let text = String(decoding: bytes[..<close], as: UTF8.self) + ",\"tar_etag\":" + JSONLine.string(etag) + "}\n"
+        let fields = tags.sorted { $0.key < $1.key }.map { ",\(JSONLine.string($0.key)):\(JSONLine.string($0.value))" }.joined()
+        let text = String(decoding: bytes[..<close], as: UTF8.self) + fields + "}\n"
         rewind(file)
         guard ftruncate(fileno(file), 0) == 0, fputs(text, file) >= 0, fflush(file) == 0 else {
             throw DownloadError(.filesystem, "cannot write \(path): \(Errno.describe())")

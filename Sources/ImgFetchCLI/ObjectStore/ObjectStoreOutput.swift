@@ -21,14 +21,22 @@ struct ObjectStoreOutput: Sendable {
                                      partSize: options.objectStorePartSize)
     }
 
-    /// Stops the run before it starts when the store says the bucket does not exist: every item
-    /// would be downloaded only to fail its upload. One HEAD of the bucket; a store that cannot
-    /// say (keys that may write but not list, or no answer) lets the run go on.
+    /// Stops the run before it starts when the store says the bucket does not exist, or is in
+    /// another region: every item would be downloaded only to fail its upload. One HEAD of the
+    /// bucket, without retries, waiting 5 s at most for a connection; a store that cannot say
+    /// (keys that may write but not list, or no answer) lets the run go on.
     func checkBucket() throws(SetupError) {
-        let client = S3Client(access: access, settings: settings)
-        if client.bucketExists(location.bucket) == false {
+        var quick = settings
+        quick.connectTimeout = min(settings.connectTimeout, 5)
+        quick.timeout = min(settings.timeout, 5)
+        switch S3Client(access: access, settings: quick).checkBucket(location.bucket) {
+        case .missing:
             throw SetupError(message: "\(location): no such bucket at \(access.endpoint ?? "AWS (\(access.region))") "
                 + "(check the bucket's name, AWS_ENDPOINT_URL and AWS_REGION)")
+        case .inRegion(let region):
+            throw SetupError(message: "\(location): the bucket is in region \(region), not \(access.region) (set AWS_REGION=\(region))")
+        case .exists, .unknown:
+            break
         }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import ImgFetchCore
 
 /// Everything the command line asked for, after parsing and validation, before any file is touched.
@@ -147,9 +148,24 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// The directory is a parameter, not `self.outputDirectory`, because the caller creates and
     /// resolves it first. `quiet`, `lists` and `action` stay on the CLI side: the downloader
     /// never sees them.
+    /// The folder in a work directory that holds the index of the output `directory`:
+    /// `index-` and 16 hex digits of the SHA-256 of its real path. One work directory may serve
+    /// several outputs, and an index names files relative to its own output only: another
+    /// output's entries would take that output's files for cached ones.
+    static func indexFolder(for directory: String) -> String {
+        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let path = realpath(directory, &resolved) != nil
+            ? String(decoding: resolved.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : directory
+        let hasher = SHA256Hasher()
+        hasher.update(path)
+        return "index-" + hasher.finish().prefix(16)
+    }
+
     public func downloaderConfiguration(outputDirectory: String) -> DownloaderConfiguration {
         var configuration = DownloaderConfiguration(outputDirectory: outputDirectory)
-        if objectStore == nil { configuration.indexDirectory = workDirectory }
+        if objectStore == nil, let workDirectory {
+            configuration.indexDirectory = OutputPaths.join(workDirectory, Self.indexFolder(for: outputDirectory))
+        }
         configuration.concurrency = concurrency
         configuration.perHost = perHost
         configuration.order = order

@@ -111,7 +111,7 @@ enum OptionTable {
         .flag(.overwrite, "overwrite", help: "replace files that already exist"),
         .flag(.skipExisting, "skip-existing", default: .selected, help: "keep files that already exist"),
         .valued(.cachePolicy, "cache-policy", "POLICY", .choice(CachePolicy.allCases.map(\.rawValue)), default: "protocol",
-                help: "how the cache index in DIR/.imgfetch is used; protocol: reuse indexed files while fresh, "
+                help: "how the cache index (DIR/.imgfetch, or in --work-dir) is used; protocol: reuse indexed files while fresh, "
                     + "revalidate stale ones with ETag/Last-Modified; reload: always download; "
                     + "only-if-cached: no requests"),
         .valued(.progress, "progress", "MODE", .choice(ProgressMode.allCases.map(\.rawValue)), default: "auto",

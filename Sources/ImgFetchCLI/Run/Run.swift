@@ -16,6 +16,10 @@ struct Run {
         let started = monotonicSeconds()
         let downloader: ImageDownloader
         let store = ObjectStoreOutput(options)
+        if let store, store.settings.partSize < 5 << 20 {
+            reporter.warn("IMGFETCH_S3_PART_SIZE is \(store.settings.partSize) bytes, below S3's smallest part (5 MiB): "
+                + "AWS refuses to complete such multipart uploads (EntityTooSmall); only stores that allow small parts take them")
+        }
         let dataset = options.outputFormat == .webdataset ? makeDatasetWriter(store: store) : nil
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)

@@ -35,7 +35,7 @@ enum UsageDocument {
     ]
 
     static let cacheIndex: [TextBlock] = [
-        .paragraph("A file indexed by an earlier run (in DIR/.imgfetch) is the cache's: it is reused, "
+        .paragraph("A file indexed by an earlier run (in DIR/.imgfetch, or in --work-dir) is the cache's: it is reused, "
             + "revalidated or replaced whatever --skip-existing says; those options decide only for files "
             + "that are not in the index."),
     ]

@@ -127,7 +127,7 @@ public final class S3Client {
         let name = "s3://\(bucket)/\(key)"
         let created = try request(.post(query: "uploads=", body: []), bucket: bucket, key: key, payloadHash: Self.emptyHash,
                                   headers: ["Content-Type: \(contentType)"])
-        guard let upload = Self.errorElement("UploadId", in: created.body) else {
+        guard let upload = Self.errorElement("UploadId", in: created.body, limit: Int.max).map(Self.xmlUnescaped) else {
             throw DownloadError(.storage, "POST \(name)?uploads: the store's answer has no UploadId")
         }
         let uploadQuery = "uploadId=" + S3Access.encodeQueryValue(upload)
@@ -152,10 +152,12 @@ public final class S3Client {
             let text = "<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>"
             let completed = try request(.post(query: uploadQuery, body: Array(text.utf8)), bucket: bucket, key: key,
                                         payloadHash: SHA256.hexDigest(text), headers: ["Content-Type: application/xml"])
-            return Self.errorElement("ETag", in: completed.body).map(Self.xmlUnescaped) ?? completed.etag
+            return Self.errorElement("ETag", in: completed.body, limit: Int.max).map(Self.xmlUnescaped) ?? completed.etag
         } catch {
-            // Best effort: parts left behind cost storage until the bucket's lifecycle removes them.
-            _ = try? request(.abort(query: uploadQuery), bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
+            // Also when the run is being cancelled: one attempt, which no stop ends (parts left
+            // behind would cost storage until the bucket's lifecycle removed them).
+            _ = try? request(.abort(query: uploadQuery), bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [],
+                             once: true)
             throw error
         }
     }
@@ -169,11 +171,19 @@ public final class S3Client {
             .replacing("&gt;", with: ">").replacing("&amp;", with: "&")
     }
 
-    /// The bytes of object `key` (at most `limit`; a larger object is an error), or nil when
-    /// there is no such object.
-    public func get(bucket: String, key: String, limit: Int) throws(DownloadError) -> [UInt8]? {
+    /// The bytes of object `key` (at most `limit`; a larger object is an error) and its entity
+    /// tag, or nil when there is no such object.
+    public func get(bucket: String, key: String, limit: Int) throws(DownloadError) -> (bytes: [UInt8], etag: String?)? {
         let response = try request(.get(limit: limit), bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
-        return response.status == 404 ? nil : response.body
+        return response.status == 404 ? nil : (response.body, response.etag)
+    }
+
+    /// An entity tag as stores differ in writing it: without a weak marker and without quotes.
+    public static func plainTag(_ etag: String?) -> String? {
+        guard var tag = etag?.trimmingWhitespace, !tag.isEmpty else { return nil }
+        if tag.hasPrefix("W/") { tag.removeFirst(2) }
+        if tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") { tag = String(tag.dropFirst().dropLast()) }
+        return tag
     }
 
     /// The size and entity tag of object `key`, or nil when there is no such object.
@@ -183,15 +193,29 @@ public final class S3Client {
         return ObjectInfo(size: length, etag: response.etag)
     }
 
-    /// Whether `bucket` exists: false when the store says there is no such bucket (404), true
-    /// when it answers 200, nil when it cannot say (403: keys that may write but not list, which
-    /// is no reason to stop; or the store unreachable, which the uploads will report).
-    public func bucketExists(_ bucket: String) -> Bool? {
-        do {
-            let response = try request(.head, bucket: bucket, key: "", payloadHash: Self.emptyHash, headers: [])
-            return response.status == 404 ? false : true
-        } catch {
-            return nil
+    /// What one HEAD of a bucket says of it.
+    public enum BucketAnswer: Equatable, Sendable {
+        case exists
+        /// 404: no such bucket.
+        case missing
+        /// 301 (or 400) naming another region in `x-amz-bucket-region`.
+        case inRegion(String)
+        /// 403 (keys that may write but not list, which is no reason to stop), no answer, or
+        /// anything else: the uploads will say.
+        case unknown
+    }
+
+    /// One HEAD of `bucket`, without retries (a run waits for it).
+    public func checkBucket(_ bucket: String) -> BucketAnswer {
+        guard let (response, _, _) = try? attempt(.head, url: access.objectURL(bucket: bucket, key: ""), name: "s3://\(bucket)",
+                                                 payloadHash: Self.emptyHash, headers: [], stop: stop) else { return .unknown }
+        if let region = response.region, region != access.region, [301, 307, 400].contains(response.status) {
+            return .inRegion(region)
+        }
+        switch response.status {
+        case 200..<300: return .exists
+        case 404: return .missing
+        default: return .unknown
         }
     }
 
@@ -239,11 +263,14 @@ public final class S3Client {
         var body: [UInt8]
         var length: Int?
         var etag: String?
+        /// `x-amz-bucket-region`, which S3 sends with a wrong region's refusal.
+        var region: String?
     }
 
     /// The request, with its retries: a 2xx answer (or a 404 of GET and HEAD, which says "none").
+    /// With `once`, one attempt that no stop ends (an abort while the run is cancelled).
     private func request(_ method: Method, bucket: String, key: String, payloadHash: String,
-                         headers: [String]) throws(DownloadError) -> Response {
+                         headers: [String], once: Bool = false) throws(DownloadError) -> Response {
         let url = access.objectURL(bucket: bucket, key: key) + (method.query.map { "?" + $0 } ?? "")
         var name = "s3://\(bucket)/\(key)"
         if case .putPart(let query, _, _, _, _) = method, let number = query.split(separator: "&").first?.dropFirst("partNumber=".count) {
@@ -251,11 +278,12 @@ public final class S3Client {
         }
         var failed = 0
         while true {
-            if stop.requested { throw DownloadError(.cancelled, "cancelled before \(method.name) \(name)") }
-            let (response, failure, transient) = try attempt(method, url: url, name: name, payloadHash: payloadHash, headers: headers)
+            if stop.requested && !once { throw DownloadError(.cancelled, "cancelled before \(method.name) \(name)") }
+            let (response, failure, transient) = try attempt(method, url: url, name: name, payloadHash: payloadHash, headers: headers,
+                                                             stop: once ? Stop() : stop)
             guard let failure else { return response }
             failed += 1
-            guard transient, !stop.requested,
+            guard transient, !once, !stop.requested,
                   let wait = settings.retry.delay(afterFailedAttempts: failed, retryAfter: nil,
                                                   now: Date().timeIntervalSince1970, random: Double.random(in: 0..<1)) else {
                 let tries = failed > 1 ? " (after \(failed) attempts)" : ""
@@ -276,7 +304,7 @@ public final class S3Client {
 
     /// One attempt: its response, or its failure and whether a retry may help.
     private func attempt(_ method: Method, url: String, name: String, payloadHash: String,
-                         headers: [String]) throws(DownloadError) -> (Response, DownloadError?, Bool) {
+                         headers: [String], stop: Stop) throws(DownloadError) -> (Response, DownloadError?, Bool) {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
         let exchange = Exchange(handle: handle, limit: { if case .get(let limit) = method { limit } else { Self.errorBodyLimit } }(),
@@ -351,7 +379,8 @@ public final class S3Client {
         CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var length: curl_off_t = -1
         CCurl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        let response = Response(status: status, body: exchange.body, length: length >= 0 ? Int(length) : nil, etag: exchange.etag)
+        let response = Response(status: status, body: exchange.body, length: length >= 0 ? Int(length) : nil, etag: exchange.etag,
+                                region: exchange.region)
         if code == CURLE_ABORTED_BY_CALLBACK && stop.requested {
             throw DownloadError(.cancelled, "cancelled during \(method.name) \(name)")
         }
@@ -363,16 +392,21 @@ public final class S3Client {
         }
         guard code == CURLE_OK else {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+            // A part's body cannot be rewound by libcurl (its own resend on a dropped reused
+            // connection): the next attempt reads it afresh.
             return (response, DownloadError(.storage, "\(method.name) \(name) failed: \(detail) "
                         + "(check AWS_ENDPOINT_URL and that the store is reachable: \(access.endpoint ?? url))"),
-                    RetryPolicy.isTransient(curlCode: code))
+                    RetryPolicy.isTransient(curlCode: code) || code == CURLE_SEND_FAIL_REWIND)
         }
-        // S3 may answer a multipart completion 200 and put its error in the body.
-        if (200..<300).contains(status), case .post = method, let errorCode = Self.errorElement("Code", in: exchange.body),
-           exchange.body.starts(with: "<?xml".utf8) || exchange.body.starts(with: "<Error>".utf8),
-           Self.errorElement("UploadId", in: exchange.body) == nil && Self.errorElement("ETag", in: exchange.body) == nil {
-            return (response, DownloadError(.storage, "POST \(name): HTTP \(status)\(Self.errorText(exchange.body))"),
-                    errorCode == "InternalError" || errorCode == "SlowDown")
+        // A multipart creation or completion is done only when its answer says so: S3 (and MinIO,
+        // after keep-alive spaces) may answer 200 and put an error in the body.
+        if (200..<300).contains(status), case .post = method,
+           Self.find(Array("<InitiateMultipartUploadResult".utf8), in: exchange.body, from: 0) == nil,
+           Self.find(Array("<CompleteMultipartUploadResult".utf8), in: exchange.body, from: 0) == nil {
+            let errorCode = Self.errorElement("Code", in: exchange.body)
+            let said = Self.errorText(exchange.body)
+            return (response, DownloadError(.storage, "POST \(name): HTTP \(status)\(said.isEmpty ? ", but no result in the answer" : said)"),
+                    errorCode == nil || errorCode == "InternalError" || errorCode == "SlowDown")
         }
         if (200..<300).contains(status) { return (response, nil, false) }
         let errorCode = Self.errorElement("Code", in: exchange.body)
@@ -409,12 +443,12 @@ public final class S3Client {
 
     /// The text of the first `<name>` element of an XML error body (300 bytes at most, control
     /// characters as spaces, a CDATA section unwrapped), or nil.
-    static func errorElement(_ name: String, in body: [UInt8]) -> String? {
+    static func errorElement(_ name: String, in body: [UInt8], limit: Int = 300) -> String? {
         let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
         guard let start = find(open, in: body, from: 0), let end = find(close, in: body, from: start + open.count) else {
             return nil
         }
-        var value = String(decoding: body[(start + open.count)..<end].prefix(300).map { $0 < 0x20 ? UInt8(ascii: " ") : $0 },
+        var value = String(decoding: body[(start + open.count)..<end].prefix(limit).map { $0 < 0x20 ? UInt8(ascii: " ") : $0 },
                            as: UTF8.self)
         if value.hasPrefix("<![CDATA["), value.hasSuffix("]]>") { value = String(value.dropFirst(9).dropLast(3)) }
         return value.isEmpty ? nil : value
@@ -446,6 +480,7 @@ private final class Exchange {
     var body: [UInt8] = []
     var overflowed = false
     var etag: String?
+    var region: String?
     var part: PartReader?
 
     init(handle: OpaquePointer, limit: Int, stop: S3Client.Stop) {
@@ -474,15 +509,22 @@ private let responseBodyCallback: curl_write_callback = { buffer, size, count, u
     return size * count
 }
 
-/// Notes the `ETag` of the final response.
+/// Notes the `ETag` and `x-amz-bucket-region` of the final response.
 private let responseHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
     let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
     let line = UnsafeRawBufferPointer(start: buffer, count: size * count)
+    func value(of name: String) -> String? {
+        guard line.count > name.utf8.count, line.prefix(name.utf8.count).map({ $0 | 0x20 }).elementsEqual(name.utf8) else { return nil }
+        let value = String(decoding: line.dropFirst(name.utf8.count), as: UTF8.self).trimmingWhitespace
+        return value.isEmpty ? nil : value
+    }
     if line.starts(with: "HTTP/".utf8) {
         exchange.etag = nil  // a new response (after a 100 Continue, say)
-    } else if line.count > 5, line.prefix(5).map({ $0 | 0x20 }).elementsEqual("etag:".utf8) {
-        let value = String(decoding: line.dropFirst(5), as: UTF8.self).trimmingWhitespace
-        exchange.etag = value.isEmpty ? nil : value
+        exchange.region = nil
+    } else if let etag = value(of: "etag:") {
+        exchange.etag = etag
+    } else if let region = value(of: "x-amz-bucket-region:") {
+        exchange.region = region
     }
     return size * count
 }

@@ -68,6 +68,15 @@ final class S3TestStore {
         try JSONSerialization.data(withJSONObject: json).write(to: directory.appendingPathComponent("faults.json"))
     }
 
+    /// Answers the first `times` requests of `method` whose key ends with `suffix` and whose query
+    /// holds `query` with `status`, `body` and `headers` instead of passing them on.
+    func answerRequests(method: String, suffix: String, query: String = "", times: Int, status: Int, body: String? = nil,
+                        headers: [String: String] = [:]) throws {
+        var rule: [String: Any] = ["method": method, "suffix": suffix, "query": query, "times": times, "status": status, "headers": headers]
+        if let body { rule["body"] = body }
+        try JSONSerialization.data(withJSONObject: ["rules": [rule]]).write(to: directory.appendingPathComponent("faults.json"))
+    }
+
     func clearFaults() {
         try? FileManager.default.removeItem(at: directory.appendingPathComponent("faults.json"))
     }
