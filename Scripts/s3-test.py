@@ -22,8 +22,8 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         A rule fails its first `times` matching requests (-1: every one) with `status` (counted
         afresh whenever the file changes),
         without passing them on; "query", if given, must be in the request's query string.
-        A rule may give its own "status", "body" (sent instead of a SlowDown error) and
-        "headers" (an object of extra response headers).
+        A rule may give its own "status", "body" (sent instead of a SlowDown error),
+        "headers" (an object of extra response headers) and "delay" (seconds to wait first).
 
     s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
     s3-test.py get   --store URL --bucket NAME --key K --out FILE
@@ -43,6 +43,7 @@ import re
 import socket
 import sys
 import threading
+import time
 import urllib.parse
 
 
@@ -145,6 +146,7 @@ def serve(args):
                 seen = counts.get(number, 0)
                 counts[number] = seen + 1
             if rule.get("times", -1) < 0 or seen < rule["times"]:
+                time.sleep(rule.get("delay", 0))
                 return rule.get("status", faults.get("status", 503)), rule.get("body"), rule.get("headers", {})
         return None
 

@@ -365,4 +365,28 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(refused.exitCode, 2)
         XCTAssertTrue(refused.stderr.contains("IMGFETCH_S3_PART_SIZE '12' is not a number of bytes"), refused.stderr)
     }
+
+    func testAnInterruptedMultipartUploadIsAbortedAndTheRunEndsAt130() throws {
+        var rows = ["url"]
+        for name in images { rows.append(server.url("/files/" + name)) }
+        let table = try scratch.write("table.csv", rows.joined(separator: "\n") + "\n")
+        // The second part hangs; Ctrl-C comes while it does.
+        try store.answerRequests(method: "PUT", suffix: "000000.tar", query: "partNumber=2", times: 1, status: 503, delay: 20)
+        let environment = store.environment.merging(["IMGFETCH_S3_PART_SIZE": "20000"]) { $1 }
+            .map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let script = "env -i \(environment) '\(ImgFetchRunner.binary.path)' '\(table)' -o s3://pics/cut --work-dir '\(workDirectory)' "
+            + "--input-format csv --output-format webdataset --shard-samples 4 > '\(scratch.file("stdout").path)' & pid=$!; "
+            + "sleep 3; kill -INT $pid; start=$(date +%s); wait $pid; echo \"$? $(( $(date +%s) - start ))\""
+        let run = try ImgFetchRunner.runShell(script)
+        let words = run.stdout.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(words.first, "130", run.stderr)
+        XCTAssertLessThanOrEqual(Int(words.last ?? "") ?? 99, 5, "the hanging part does not hold the run up")
+        let requests = try store.requests().filter { $0.key == "cut/000000.tar" }
+        XCTAssertEqual(requests.last?.method, "DELETE", "\(requests)")
+        XCTAssertTrue(requests.last?.query.hasPrefix("uploadId=") == true)
+        XCTAssertEqual(requests.last?.status, 204)
+        XCTAssertEqual(try store.objects(prefix: "cut/").count, 0)
+        let lines = try String(contentsOfFile: scratch.file("stdout").path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.map { $0.split(separator: "\t")[0] }, Array(repeating: "cancelled", count: 4))
+    }
 }

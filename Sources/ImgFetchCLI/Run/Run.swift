@@ -32,6 +32,7 @@ struct Run {
             throw SetupError(message: error.message)
         }
         let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
+        if let dataset, store != nil { control.onLateSignal { dataset.cancelUploads() } }
         startThread(name: "imgfetch.list") { [self] in
             if let dataset {
                 readShards(lists, into: downloader, dataset: dataset)
@@ -49,27 +50,30 @@ struct Run {
             reporter.warn("the run's deadline of \(Self.secondsText(seconds)) s passed (--deadline): running transfers "
                 + "are cancelled, the items still pending fail, and the rest of the list is not read")
             let error = DownloadError(.deadline, "not done within the run's deadline of \(Self.secondsText(seconds)) s (--deadline)")
-            downloader.cancelAll(failingWith: error)
+            // Uploads first: a shard going up holds the output thread, which cancelling waits for.
             uploader?.cancel(failingWith: error)
             dataset?.cancelUploads()
+            downloader.cancelAll(failingWith: error)
         } else if ending != .completed {
-            downloader.cancelAll()
             uploader?.cancel()
             dataset?.cancelUploads()
+            downloader.cancelAll()
         }
         control.waitForOutstanding()
         uploader?.close()
         downloader.close()
         let shardProblems = dataset?.finish() ?? []
+        // A signal during the last shard's upload, after every item was counted, ends as a signal does.
+        let finalEnding = control.signalAfterCompletion.map { RunEnding.interrupted(signal: $0) } ?? ending
         for problem in shardProblems { reporter.warn(problem) }
         let summary = reporter.finish(seconds: monotonicSeconds() - started)
         if options.failuresAreData {
             // After the deadline or EPIPE the worker exits 75 at once: its engine runs it again, and
             // draining a stdin that may never end would take the deadline's bound away.
-            return WorkerExit.code(ending, summary: summary,
+            return WorkerExit.code(finalEnding, summary: summary,
                                    incomplete: !shardProblems.isEmpty || control.wasListUnreadable || !summary.outputProblems.isEmpty)
         }
-        switch ending {
+        switch finalEnding {
         case .completed: return shardProblems.isEmpty ? summary.exitCode : max(summary.exitCode, 1)
         case .deadline: return max(summary.exitCode, 1)
         case .interrupted(let signal): return 128 + signal

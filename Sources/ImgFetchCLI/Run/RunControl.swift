@@ -29,6 +29,10 @@ final class RunControl: @unchecked Sendable {
     /// A list met an I/O error: the rest of it was never read.
     private var unreadableList = false
     private var ending: RunEnding?
+    /// What a signal after the run completed still stops (the last shard's upload); set once, before signals.
+    private var lateStop: (@Sendable () -> Void)?
+    /// A signal that came after the run completed, while its last shard was still being finished.
+    private var lateSignal: Int32?
     /// Most items admitted and not yet finished: the list reader waits beyond this, so a list of
     /// millions of lines never sits in memory at once.
     let maxOutstanding: Int
@@ -104,12 +108,33 @@ final class RunControl: @unchecked Sendable {
     @discardableResult
     func stop(_ reason: RunEnding) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
         accepting = false
-        guard ending == nil else { return false }
+        guard ending == nil else {
+            // Every item is counted, but a dataset's last shard may still be going up: a signal
+            // ends that upload, and the exit code is the signal's.
+            var late: (@Sendable () -> Void)?
+            if case .interrupted(let signal) = reason, ending == .completed, lateSignal == nil {
+                lateSignal = signal
+                late = lateStop
+            }
+            condition.unlock()
+            late?()
+            return false
+        }
         ending = reason
         condition.broadcast()
+        condition.unlock()
         return true
+    }
+
+    /// `stop` calls `body` for a signal that comes after the run completed.
+    func onLateSignal(_ body: @escaping @Sendable () -> Void) {
+        condition.withLock { lateStop = body }
+    }
+
+    /// The signal that came after the run completed, if one did.
+    var signalAfterCompletion: Int32? {
+        condition.withLock { lateSignal }
     }
 
     /// Blocks until the run completes or is stopped, or until `deadline` (seconds from now) passes.

@@ -71,8 +71,9 @@ final class S3TestStore {
     /// Answers the first `times` requests of `method` whose key ends with `suffix` and whose query
     /// holds `query` with `status`, `body` and `headers` instead of passing them on.
     func answerRequests(method: String, suffix: String, query: String = "", times: Int, status: Int, body: String? = nil,
-                        headers: [String: String] = [:]) throws {
-        var rule: [String: Any] = ["method": method, "suffix": suffix, "query": query, "times": times, "status": status, "headers": headers]
+                        headers: [String: String] = [:], delay: Double = 0) throws {
+        var rule: [String: Any] = ["method": method, "suffix": suffix, "query": query, "times": times, "status": status,
+                                   "headers": headers, "delay": delay]
         if let body { rule["body"] = body }
         try JSONSerialization.data(withJSONObject: ["rules": [rule]]).write(to: directory.appendingPathComponent("faults.json"))
     }
