@@ -113,9 +113,9 @@ final class RunControl: @unchecked Sendable {
             // Every item is counted, but a dataset's last shard may still be going up: a signal
             // ends that upload, and the exit code is the signal's.
             var late: (@Sendable () -> Void)?
-            if case .interrupted(let signal) = reason, ending == .completed, lateSignal == nil {
+            if case .interrupted(let signal) = reason, ending == .completed, lateSignal == nil, let hook = lateStop {
                 lateSignal = signal
-                late = lateStop
+                late = hook
             }
             condition.unlock()
             late?()
