@@ -275,7 +275,20 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                         "threads) to moto's S3 server (`Scripts/s3-test.py serve`, Python, checking every signature), "
                         "addressed directly. imgfetch's CPU is its own process's; the server's CPU is in the "
                         "machine's other CPU. At most 3 counted runs."]))
+    # Issue 20: the cost of a list's length alone. No request is made (only-if-cached into an
+    # empty directory: every line fails as not cached), so what grows is the per-line bookkeeping.
+    no_network = Imgfetch(fetch, "imgfetch only-if-cached", ("--cache-policy", "only-if-cached", "--failures-are-data"))
+    for count, label in ((100_000, "0.1M"), (1_000_000, "1M"), (10_000_000, "10M")):
+        scenarios.append(
+            Scenario(f"length-{label}", f"List length: {count:,} distinct URLs, no network", lists.length_list(count), "", 0,
+                     [no_network], 1, 600, out_root=tmpfs_root(), warmup_lists=(lists.length_list(100_000), ""),
+                     notes=["`imgfetch LIST -o EMPTY --cache-policy only-if-cached --failures-are-data`: every line "
+                            "fails as not cached without a request (exit 0 under --failures-are-data), so the run is "
+                            "the per-line bookkeeping alone. One counted run, after a warm-up on the 0.1M list; peak RSS "
+                            "is the figure that matters."]))
     wanted = set(args.only.split(",")) if args.only else None
+    if wanted and "length" in wanted:
+        wanted |= {"length-0.1M", "length-1M", "length-10M"}
     return [s for s in scenarios if wanted is None or s.key in wanted]
 
 
@@ -289,7 +302,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,length,rerun,version, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")

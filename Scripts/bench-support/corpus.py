@@ -146,6 +146,17 @@ class Lists:
         count = self.sizes["tiny"]
         return self._write("tiny.txt", [f"{self.base}/tiny/t-{i:06d}.jpg" for i in range(count)]), count
 
+    def length_list(self, count: int) -> str:
+        """`count` distinct URLs for the list-length scenarios (issue 20), written once and kept:
+        /len/NNNNNNNN.jpg. They are never fetched (--cache-policy only-if-cached)."""
+        path = os.path.join(self.dir, f"length-{count}.txt")
+        if not os.path.exists(path):
+            with open(path + ".tmp", "w") as out:
+                for start in range(0, count, 100_000):
+                    out.write("".join(f"{self.base}/len/{i:08d}.jpg\n" for i in range(start, min(count, start + 100_000))))
+            os.replace(path + ".tmp", path)
+        return path
+
     def head(self, path: str, lines: int) -> str:
         """A copy of a list (or path list) cut to its first lines: the warm-up round's input."""
         if not path:
