@@ -26,6 +26,11 @@ final class ObjectStorageTests: EndToEndTestCase {
         try ImgFetchRunner.run([list, "--work-dir", workDirectory, "--jsonl"] + arguments, environment: environment ?? store.environment)
     }
 
+    /// A CSV with one column, `url`, of the four sample images.
+    private func writeURLTable() throws -> String {
+        try scratch.write("table.csv", (["url"] + images.map { server.url("/files/" + $0) }).joined(separator: "\n") + "\n")
+    }
+
     private func jsonLines(_ text: String) throws -> [[String: Any]] {
         try text.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     }
@@ -222,9 +227,7 @@ final class ObjectStorageTests: EndToEndTestCase {
     }
 
     func testAShardThatCannotBeUploadedFailsItsRowsAndLeavesNoStatsObject() throws {
-        var rows = ["url"]
-        for name in images { rows.append(server.url("/files/" + name)) }
-        let table = try scratch.write("table.csv", rows.joined(separator: "\n") + "\n")
+        let table = try writeURLTable()
         try store.failRequests([("PUT", "000001.tar", -1)], status: 500)
         let run = try run(table, ["-o", "s3://pics/broken", "--input-format", "csv", "--output-format", "webdataset",
                                   "--shard-samples", "2", "--retries", "1", "--failures-are-data"])
@@ -307,9 +310,7 @@ final class ObjectStorageTests: EndToEndTestCase {
     }
 
     func testAShardLargerThanThePartSizeGoesUpInPartsAndAFailedCompletionIsAborted() throws {
-        var rows = ["url"]
-        for name in images { rows.append(server.url("/files/" + name)) }
-        let table = try scratch.write("table.csv", rows.joined(separator: "\n") + "\n")
+        let table = try writeURLTable()
         let arguments = ["--input-format", "csv", "--output-format", "webdataset", "--shard-samples", "4"]
         var environment = store.environment
         environment["IMGFETCH_S3_PART_SIZE"] = "20000"
@@ -367,9 +368,7 @@ final class ObjectStorageTests: EndToEndTestCase {
     }
 
     func testAnInterruptedMultipartUploadIsAbortedAndTheRunEndsAt130() throws {
-        var rows = ["url"]
-        for name in images { rows.append(server.url("/files/" + name)) }
-        let table = try scratch.write("table.csv", rows.joined(separator: "\n") + "\n")
+        let table = try writeURLTable()
         // The second part hangs; Ctrl-C comes while it does.
         try store.answerRequests(method: "PUT", suffix: "000000.tar", query: "partNumber=2", times: 1, status: 503, delay: 20)
         let environment = store.environment.merging(["IMGFETCH_S3_PART_SIZE": "20000"]) { $1 }

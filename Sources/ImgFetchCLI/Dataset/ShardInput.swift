@@ -139,7 +139,7 @@ struct FinishedShard: Equatable {
     }
 
     /// The file's bytes, if it is a regular file of at most `limit` bytes.
-    private static func contents(of path: String, limit: Int) -> [UInt8]? {
+    static func contents(of path: String, limit: Int) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -35,29 +35,24 @@ struct ShardUpload: Sendable {
         }
         do {
             let tags = ["tar_etag": try put(names.tar), "results_etag": try put(names.results)]
-            try Self.addTags(tags.compactMapValues { $0 }, toStats: directory + "/" + names.stats)
+            try Self.addTags(tags.compactMapValues { $0 }, toStats: names.stats, in: directory)
             try put(names.stats)
         } catch {
             throw DownloadError(error.kind, "shard \(store.location.url(names.tar)) not uploaded: \(error.message)")
         }
     }
 
-    /// Adds `tags` (name → entity tag) to the end of the stats file's JSON object, in name order.
-    static func addTags(_ tags: [String: String], toStats path: String) throws(DownloadError) {
+    /// Adds `tags` (name → entity tag) to the end of the stats file's JSON object, in name order;
+    /// the file is written anew under a temp name and renamed, as `ShardWriter` wrote it.
+    static func addTags(_ tags: [String: String], toStats name: String, in directory: String) throws(DownloadError) {
         guard !tags.isEmpty else { return }
-        guard let file = fopen(path, "r+e") else { throw DownloadError(.filesystem, "cannot open \(path): \(Errno.describe())") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while case let count = fread(&chunk, 1, chunk.count, file), count > 0 { bytes += chunk.prefix(count) }
-        guard let close = bytes.lastIndex(of: UInt8(ascii: "}")) else {
+        let path = directory + "/" + name
+        guard let bytes = FinishedShard.contents(of: path, limit: 1 << 20), let close = bytes.lastIndex(of: UInt8(ascii: "}")) else {
             throw DownloadError(.filesystem, "\(path) is not a stats file")
         }
         let fields = tags.sorted { $0.key < $1.key }.map { ",\(JSONLine.string($0.key)):\(JSONLine.string($0.value))" }.joined()
-        let text = String(decoding: bytes[..<close], as: UTF8.self) + fields + "}\n"
-        rewind(file)
-        guard ftruncate(fileno(file), 0) == 0, fputs(text, file) >= 0, fflush(file) == 0 else {
-            throw DownloadError(.filesystem, "cannot write \(path): \(Errno.describe())")
-        }
+        let stats = try StagedFile(directory: directory, name: name)
+        try stats.write(String(decoding: bytes[..<close], as: UTF8.self) + fields + "}\n")
+        try stats.commit()
     }
 }

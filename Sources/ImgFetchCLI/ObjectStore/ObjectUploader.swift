@@ -26,8 +26,7 @@ final class ObjectUploader: @unchecked Sendable {
     private let stop = S3Client.Stop()
     private let lock = ConditionLock()
     // Guarded by `lock`.
-    private var jobs: [Job] = []
-    private var next = 0
+    private var jobs = Deque<Job>()
     private var closing = false
     private var running: Int
     private var endedWith: DownloadError?
@@ -77,22 +76,12 @@ final class ObjectUploader: @unchecked Sendable {
         let client = S3Client(access: output.access, settings: output.settings, stop: stop)
         while true {
             lock.lock()
-            while next == jobs.count && !closing { lock.wait() }
-            guard next < jobs.count else {
+            while jobs.isEmpty && !closing { lock.wait() }
+            guard let job = jobs.popFirst() else {
                 running -= 1
                 lock.broadcast()
                 lock.unlock()
                 return
-            }
-            let job = jobs[next]
-            next += 1
-            // Taken jobs go, so that the queue holds only the waiting ones (however many passed).
-            if next == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                next = 0
-            } else if next >= 1024 && next * 2 >= jobs.count {
-                jobs.removeFirst(next)
-                next = 0
             }
             let ended = endedWith
             lock.unlock()

@@ -140,7 +140,7 @@ public enum OptionParser {
         case .failure(let error): throw UsageError(option: "-o", problem: .combination("\(location): \(error.reason)"))
         }
         if let text = environment["IMGFETCH_S3_PART_SIZE"], !text.isEmpty {
-            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let size = Int(text), (1 << 10...5 << 30).contains(size) else {
+            guard ValueParser.isDigits(text), let size = Int(text), (1 << 10...5 << 30).contains(size) else {
                 throw UsageError(option: "-o", problem: .combination(
                     "IMGFETCH_S3_PART_SIZE '\(text)' is not a number of bytes from 1024 to 5 GiB (S3 takes 5 MiB at least)"))
             }
@@ -534,7 +534,7 @@ enum ValueParser {
         UsageError(option: option, problem: .invalidValue(value, reason: reason))
     }
 
-    private static func isDigits(_ text: some StringProtocol, allowEmpty: Bool = false) -> Bool {
+    static func isDigits(_ text: some StringProtocol, allowEmpty: Bool = false) -> Bool {
         (allowEmpty || !text.isEmpty) && text.utf8.allSatisfy(isDigit)
     }
 

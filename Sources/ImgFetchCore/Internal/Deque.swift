@@ -1,27 +1,29 @@
 /// A double-ended queue on a ring buffer: O(1) push and pop at both ends.
-struct Deque<Element> {
+package struct Deque<Element> {
     private var storage: [Element?] = []
     private var head = 0
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    var isEmpty: Bool { count == 0 }
-    var first: Element? { isEmpty ? nil : storage[head] }
-    var last: Element? { isEmpty ? nil : storage[index(count - 1)] }
+    package init() {}
 
-    mutating func append(_ element: Element) {
+    package var isEmpty: Bool { count == 0 }
+    package var first: Element? { isEmpty ? nil : storage[head] }
+    package var last: Element? { isEmpty ? nil : storage[index(count - 1)] }
+
+    package mutating func append(_ element: Element) {
         growIfFull()
         storage[index(count)] = element
         count += 1
     }
 
-    mutating func prepend(_ element: Element) {
+    package mutating func prepend(_ element: Element) {
         growIfFull()
         head = (head - 1 + storage.count) % storage.count
         storage[head] = element
         count += 1
     }
 
-    mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         guard let element = first else { return nil }
         storage[head] = nil
         head = (head + 1) % storage.count
@@ -29,7 +31,7 @@ struct Deque<Element> {
         return element
     }
 
-    mutating func popLast() -> Element? {
+    package mutating func popLast() -> Element? {
         guard let element = last else { return nil }
         storage[index(count - 1)] = nil
         count -= 1

@@ -104,14 +104,19 @@ public final class S3Client {
         if size > settings.partSize {
             return try putInParts(descriptor: descriptor, path: path, size: size, bucket: bucket, key: key, contentType: contentType)
         }
-        let digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
+        let digest: String
         let body: Body
         if size < Self.inMemoryPut {
+            // Read once: the bytes sent are the bytes hashed.
             var bytes = [UInt8](repeating: 0, count: size)
             let count = bytes.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0, at: 0) }
             guard count == size else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
+            let hasher = SHA256Hasher()
+            bytes.withUnsafeBytes { hasher.update($0) }
+            digest = hasher.finish()
             body = .memory(bytes)
         } else {
+            digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
             // libcurl's `Expect: 100-continue` stays here: a refusal then costs no body. It cannot
             // be turned off with an empty `Expect:` header, which libcurl 7.88 signs but does not send.
             body = .file(descriptor: descriptor, path: path, size: size)

@@ -18,7 +18,7 @@ final class ShardUploadTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let stats = directory.appendingPathComponent("000000_stats.json")
         try Data("{\"shard\":\"000000\",\"tar_bytes\":10240}\n".utf8).write(to: stats)
-        try ShardUpload.addTags(["tar_etag": "\"9b2cf535f27731c974343645a3985328\"", "results_etag": "r1"], toStats: stats.path)
+        try ShardUpload.addTags(["tar_etag": "\"9b2cf535f27731c974343645a3985328\"", "results_etag": "r1"], toStats: "000000_stats.json", in: directory.path)
         let text = try String(contentsOf: stats, encoding: .utf8)
         XCTAssertEqual(text, "{\"shard\":\"000000\",\"tar_bytes\":10240,\"results_etag\":\"r1\","
                            + "\"tar_etag\":\"\\\"9b2cf535f27731c974343645a3985328\\\"\"}\n")
@@ -26,6 +26,6 @@ final class ShardUploadTests: XCTestCase {
         XCTAssertEqual(object["tar_etag"] as? String, "\"9b2cf535f27731c974343645a3985328\"")
 
         try Data("not json".utf8).write(to: stats)
-        XCTAssertThrowsError(try ShardUpload.addTags(["tar_etag": "\"x\""], toStats: stats.path))
+        XCTAssertThrowsError(try ShardUpload.addTags(["tar_etag": "\"x\""], toStats: "000000_stats.json", in: directory.path))
     }
 }
