@@ -25,7 +25,11 @@ public final class ImageDownloader: Sendable {
     let tempFiles: TempFileDirectory
     private let delivery: ResultDelivery
     private let cache: CacheLookup
-    private let namer: Mutex<FileNamer>
+    /// Names and their claims; nil when outputs are handed over (they need no name).
+    private let namer: Mutex<FileNamer?>
+    /// The output's file system: once it is full (or below `--min-free`), no new transfer starts
+    /// and every remaining item fails with class `disk-full`.
+    public let diskSpace: DiskSpaceGuard
     /// `--robots`: each host's rules, fetched before its first request; nil without the option.
     private let robots: RobotsGate?
     /// Subscribers waiting in the robots gate: a token that cancels one removes it here, and the
@@ -37,12 +41,13 @@ public final class ImageDownloader: Sendable {
     private let stopResult = Mutex<DownloadResult>(.cancelled)
 
     public convenience init(configuration: DownloaderConfiguration) throws(DownloadError) {
-        self.init(configuration: configuration, transport: try Engine(configuration: configuration))
+        try self.init(configuration: configuration, transport: try Engine(configuration: configuration))
     }
 
     /// `tempFileKind` forces the kind of temp file (tests of the named ones); nil lets the output
     /// directory decide.
-    init(configuration: DownloaderConfiguration, transport: DownloadTransport, tempFileKind: TempFileDirectory.Kind? = nil) {
+    init(configuration: DownloaderConfiguration, transport: DownloadTransport,
+         tempFileKind: TempFileDirectory.Kind? = nil) throws(DownloadError) {
         // A run killed with SIGKILL leaves its named temp files behind; the next run in the directory clears them.
         TempFile.removeStale(in: configuration.outputDirectory)
         self.configuration = configuration
@@ -52,15 +57,23 @@ public final class ImageDownloader: Sendable {
         let placer = OutputPlacer(directory: configuration.outputDirectory, tempFiles: tempFiles,
                                   existingFiles: configuration.existingFiles)
         let delivery = ResultDelivery()
-        let index = CacheLookup.openIndex(configuration) { delivery.committed(through: $0) }
+        let diskSpace = DiskSpaceGuard(path: configuration.outputDirectory, minimumFree: configuration.minimumFreeSpace)
+        let index = CacheLookup.openIndex(configuration, diskSpace: diskSpace) { delivery.committed(through: $0) }
         self.delivery = delivery
+        self.diskSpace = diskSpace
         cache = CacheLookup(index: index, configuration: configuration, placer: placer)
-        output = OutputStage(configuration: configuration, placer: placer, index: index, registry: registry, delivery: delivery)
-        namer = Mutex(FileNamer(scheme: configuration.naming))
+        output = OutputStage(configuration: configuration, placer: placer, index: index, registry: registry, delivery: delivery,
+                             diskSpace: diskSpace)
+        // The claims go beside the index (on local scratch under --work-dir), in an unnamed file.
+        let indexRoot = configuration.indexDirectory ?? configuration.outputDirectory
+        let claimsDirectory = index == nil ? configuration.outputDirectory : OutputPaths.join(indexRoot, CacheIndex.folderName)
+        namer = Mutex(configuration.handsOverOutputs ? nil : try FileNamer(scheme: configuration.naming, claimsDirectory: claimsDirectory))
         robots = configuration.obeysRobots ? RobotsGate(index: index) { [transport, tempFiles, decodeStage, ids] origin, gate in
             Self.fetchRobots(of: origin, into: gate, transport: transport, tempFiles: tempFiles, decodeStage: decodeStage,
                              id: ids.next())
         } : nil
+        // Weak: the guard belongs to the downloader.
+        diskSpace.onFull { [weak self] error in self?.cancelAll(failingWith: error) }
     }
 
     /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
@@ -73,11 +86,19 @@ public final class ImageDownloader: Sendable {
                          progress: DownloadProgressHandler? = nil,
                          completion: @escaping DownloadCompletionHandler) -> DownloadToken {
         // Outputs handed over need no name, and no claim on one.
-        let name = configuration.handsOverOutputs ? Self.noName : namer.withLock { $0.name(for: url, explicitName: options.fileName) }
-        let subscriber = Subscriber(id: takeID(), name: name, progress: progress, completion: completion,
-                                    subscribedAt: DispatchTime.now())
+        let named: Result<OutputName, DownloadError> = namer.withLock { namer in
+            guard namer != nil else { return .success(Self.noName) }
+            return Result { () throws(DownloadError) in try namer!.name(for: url, explicitName: options.fileName) }
+        }
+        let name = (try? named.get()) ?? Self.noName
+        let subscriber = Subscriber(id: takeID(), name: name, progress: progress,
+                                    completion: completion, subscribedAt: DispatchTime.now())
         if stopped.load(ordering: .relaxed) {
             output.cancel([subscriber], with: stopResult.withLock { $0 })
+            return DownloadToken(url: url, cancelAction: nil)
+        }
+        if case .failure(let error) = named {
+            output.cancel([subscriber], with: .failed(error))
             return DownloadToken(url: url, cancelAction: nil)
         }
         let key = url.normalized
@@ -141,6 +162,11 @@ public final class ImageDownloader: Sendable {
         // costs only the read. State that changes in between is that of other URLs, or this
         // URL's result, which the barrier then finds.
         let plan = cachePlan(key: key, name: name)
+        // Free space is looked at before a request is made, not before an item the index serves.
+        if plan.needsRequest && !diskSpace.check() {
+            output.cancel([subscriber], with: stopResult.withLock { $0 })
+            return DownloadToken(url: url, cancelAction: nil)
+        }
         let subscription = registry.subscribe(key: key, subscriber) { () -> Transfer? in
             switch plan {
             case .revalidate(let entry, let source):

@@ -24,7 +24,7 @@ enum WorkerExit {
     /// `incomplete`: a shard, the report or the gallery was not written, or a list not read to its end.
     static func code(_ ending: RunEnding, summary: RunSummary, incomplete: Bool) -> Int32 {
         guard ending == .completed else { return temporaryFailure }
-        let fileFailures = (summary.failedByClass[.filesystem] ?? 0) + (summary.failedByClass[.storage] ?? 0)
+        let fileFailures = [DownloadError.Kind.filesystem, .diskFull, .storage].reduce(0) { $0 + (summary.failedByClass[$1] ?? 0) }
         return fileFailures > 0 || incomplete ? temporaryFailure : ImgFetchCommand.ExitCode.success
     }
 

@@ -71,10 +71,17 @@ final class DatasetWriter: Sendable {
     let settings: Settings
     private let state = Mutex(State())
     private let reporting: Reporting
+    /// Hears of a shard write that failed for want of room (the downloader's `DiskSpaceGuard`).
+    private let diskFull = Mutex<(@Sendable (DownloadError) -> Void)?>(nil)
 
     init(settings: Settings, reporting: Reporting) {
         self.settings = settings
         self.reporting = reporting
+    }
+
+    /// `body` hears of the first write of a shard that fails with ENOSPC or EDQUOT (and of later ones).
+    func onDiskFull(_ body: @escaping @Sendable (DownloadError) -> Void) {
+        diskFull.withLock { $0 = body }
     }
 
     /// The shard of row `sequence` (counted over every list, from 0) and its row within the shard.
@@ -150,6 +157,7 @@ final class DatasetWriter: Sendable {
                                       pixelExtension: settings.pixelExtension, namePrefix: settings.namePrefix)
         }
         report = state.shard!.add(report, key: row.key)
+        noteDiskFull(report.result.error)
         reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
         state.lines.append(report)
         state.lineBytes += 512 + (report.row?.bytes ?? 0)
@@ -159,6 +167,7 @@ final class DatasetWriter: Sendable {
     /// Prints the waiting lines; with `failure`, the saved rows among them become failed (or
     /// cancelled, for a `cancelled` failure) first.
     private func release(_ state: inout State, failure: DownloadError?) {
+        noteDiskFull(failure)
         for var report in state.lines {
             if let failure, report.result.status == .saved {
                 let old = report.result
@@ -173,6 +182,11 @@ final class DatasetWriter: Sendable {
         state.lineBytes = 0
     }
 
+    private func noteDiskFull(_ error: DownloadError?) {
+        guard let error, error.kind == .diskFull else { return }
+        diskFull.withLock { $0 }?(error)
+    }
+
     /// Completes (or discards) the open shard once all its rows are written and its input is hashed.
     private func completeShardIfDone(_ state: inout State) {
         guard let shard = state.shard else { return }
@@ -182,9 +196,12 @@ final class DatasetWriter: Sendable {
         state.shard = nil
         state.inputDigests[shard.shard] = nil
         let path = settings.location + "/" + shard.names.tar
-        if shard.cutShort {
+        // A shard broken by a failed write says why below (commit throws it).
+        if shard.cutShort && shard.failure == nil {
             shard.discard()
-            release(&state, failure: DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
+            release(&state, failure: shard.cutShortByFullDisk
+                ? DownloadError(.diskFull, "shard \(path) not written: the output's disk is full")
+                : DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
             state.problems.append("shard \(path) was cut short and is not written; run again to complete it")
             return
         }

@@ -24,6 +24,8 @@ final class ShardWriter {
     private(set) var failure: DownloadError?
     /// A row was cancelled or cut short by the run's end: the shard is not whole, and is discarded.
     private(set) var cutShort = false
+    /// The row that cut the shard short failed for a full disk (not a signal or the deadline).
+    private(set) var cutShortByFullDisk = false
     private var statusCounts: [DownloadResult.Status: Int] = [:]
     private var errorCounts: [String: Int] = [:]
     private(set) var rows = 0
@@ -48,7 +50,9 @@ final class ShardWriter {
         report.sampleKey = key
         rows += 1
         let status = report.result.status
+        // A row that a full disk failed, too: once there is room, a re-run completes the shard.
         if status == .cancelled || report.result.error?.kind == .deadline { cutShort = true }
+        if report.result.error?.kind == .diskFull { cutShort = true; cutShortByFullDisk = true }
         if status == .saved, failure == nil, let output = report.result.handedOver {
             report.result.paths = [location + "/" + names.tar]
             do {
@@ -134,7 +138,7 @@ final class ShardWriter {
 
     private func breakShard(_ error: DownloadError) {
         guard failure == nil else { return }
-        failure = DownloadError(.filesystem, "shard \(names.tar) not written: \(error.message)")
+        failure = DownloadError(error.kind == .diskFull ? .diskFull : .filesystem, "shard \(names.tar) not written: \(error.message)")
         discard()
     }
 

@@ -19,7 +19,7 @@ final class StagedFile {
         tempPath = directory + "/.imgfetch-\(TempFile.processTag)-" + name
         unlink(tempPath)  // this process's own leftover, if any
         fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { throw DownloadError(.filesystem, "cannot create \(tempPath): \(Errno.describe())") }
+        guard fd >= 0 else { throw DownloadError.writing(tempPath, errno) }
     }
 
     deinit {
@@ -30,7 +30,7 @@ final class StagedFile {
     func write(_ text: String) throws(DownloadError) {
         var text = text
         if let code = text.withUTF8({ FileDescriptorIO.writeAll(fd, UnsafeRawBufferPointer($0)) }) {
-            throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe(code))")
+            throw DownloadError.writing(finalPath, code)
         }
     }
 
@@ -42,7 +42,7 @@ final class StagedFile {
         fd = -1
         if let code = synced ?? closed {
             unlink(tempPath)
-            throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe(code))")
+            throw DownloadError.writing(finalPath, code)
         }
         guard rename(tempPath, finalPath) == 0 else {
             let reason = Errno.describe()

@@ -25,7 +25,7 @@ final class TarWriter {
     func append(name: String, mtime: Int64, bytes: [UInt8]) throws(DownloadError) {
         try append(name: name, size: bytes.count, mtime: mtime) { () throws(DownloadError) in
             if let code = bytes.withUnsafeBytes({ FileDescriptorIO.writeAll(fd, $0) }) {
-                throw DownloadError(.filesystem, "cannot write \(displayName): \(Errno.describe(code))")
+                throw DownloadError.writing(displayName, code)
             }
         }
     }
@@ -58,7 +58,7 @@ final class TarWriter {
     private func writeBytes(_ bytes: [UInt8]) throws(DownloadError) {
         guard !bytes.isEmpty else { return }
         if let code = bytes.withUnsafeBytes({ FileDescriptorIO.writeAll(fd, $0) }) {
-            throw DownloadError(.filesystem, "cannot write \(displayName): \(Errno.describe(code))")
+            throw DownloadError.writing(displayName, code)
         }
         offset += bytes.count
     }

@@ -116,6 +116,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var maxPixels = library.decodeLimits.maxPixels
     /// Largest body accepted, in bytes.
     public var maxSize = library.maxSize
+    /// Bytes that must stay free on the output's file system; 0: only a full disk stops the run.
+    public var minimumFree = library.minimumFreeSpace
     /// Where file names come from.
     public var naming = library.naming
     /// What happens when the target file already exists.
@@ -185,6 +187,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.httpVersion = httpVersion
         configuration.resolve = resolve
         configuration.maxSize = maxSize
+        configuration.minimumFreeSpace = minimumFree
         configuration.existingFiles = existingFiles
         configuration.cachePolicy = cachePolicy
         configuration.naming = naming

@@ -11,7 +11,7 @@ enum Option: Hashable, Sendable {
     /// Options that take exactly one value.
     enum Valued: Hashable, Sendable, CaseIterable {
         case outputDirectory, concurrency, perHost, timeout, connectTimeout, maxTime, retries, ratePerHost, hostFailures, deadline
-        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, name, progress, progressInterval, report, gallery
+        case header, userAgent, user, cookieJar, caCertificate, resolve, maxSize, minFree, name, progress, progressInterval, report, gallery
         case saveAs, maxDimension, resize, fit, padColor, quality, maxPixels, cachePolicy, completions, inputFormat, urlColumn, captionColumn
         case keyColumn, outputFormat, shardSamples, shardPrefix, shard, shardBy, workDirectory
     }

@@ -335,6 +335,8 @@ public enum OptionParser {
             options.resolve.append(try ValueParser.resolveEntry(value, for: spelling))
         case .maxSize:
             options.maxSize = try ValueParser.byteCount(value, for: spelling)
+        case .minFree:
+            options.minimumFree = value == "0" ? 0 : try ValueParser.byteCount(value, for: spelling)
         case .name:
             guard let scheme = FileNamer.Scheme(rawValue: value) else {
                 throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected 'url' or 'hash'"))

@@ -106,6 +106,9 @@ enum OptionTable {
                 help: "largest width x height decoded"),
         .valued(.maxSize, "max-size", "BYTES", .number, default: "64M",
                 help: "largest body accepted; suffixes k, M, G are powers of 1024"),
+        .valued(.minFree, "min-free", "SPACE", .number, default: "64M",
+                help: "start no download while the output's disk has under SPACE free (suffixes k, M, G; 0: only a full "
+                    + "disk stops downloads); the remaining items fail (class disk-full), exit code 1"),
         .valued(.name, "name", "url|hash", .choice(FileNamer.Scheme.allCases.map(\.rawValue)), default: "url",
                 help: "file names from the URL's last path segment, or from its SHA-256"),
         .flag(.overwrite, "overwrite", help: "replace files that already exist"),

@@ -1,3 +1,5 @@
+import ImgFetchCore
+
 /// The small pieces of a progress line: counts, rate, ETA, bars, percent, spinner.
 ///
 /// Plain text only; colors are added by `ProgressLineFormatter`, which knows whether they are allowed.

@@ -1,3 +1,5 @@
+import ImgFetchCore
+
 /// Lays out the lines of the live area for one terminal width.
 ///
 /// Pure: the same snapshot, width and spinner phase give the same lines, so tests check layout

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import ImgFetchCore
 
 /// The stderr side of a run: error lines, progress, and the summary at the end.
 protocol StatusDisplay: Sendable {

@@ -86,8 +86,9 @@ final class RunReporter: Sendable {
     }
 
     /// The run is over: completes the report file and the gallery, and shows the summary (unless
-    /// quiet or silenced).
-    func finish(seconds: Double) -> RunSummary {
+    /// quiet or silenced). `diskFull`: why the run stopped downloading, when its disk filled up
+    /// (said even when quiet: it is an error of the whole run).
+    func finish(seconds: Double, diskFull: DownloadError? = nil) -> RunSummary {
         var summary = model.summary
         summary.seconds = seconds
         let reportError = reportFile?.finish()
@@ -95,6 +96,7 @@ final class RunReporter: Sendable {
         summary.outputProblems = [reportError, galleryError].compactMap(\.self)
         let loud = !silenced.load(ordering: .relaxed)
         for error in [reportError, galleryError].compactMap(\.self) where loud { display.message("imgfetch: \(error)\n") }
+        if let diskFull, loud { display.message("imgfetch: \(ResultLine.clean(summary.diskFullLine(diskFull)))\n") }
         display.finish(summary: quiet || !loud ? nil : summary.line)
         return summary
     }

@@ -86,32 +86,20 @@ struct RunSummary: Sendable, Equatable {
         return " (" + ordered.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ") + ")"
     }
 
+    /// What a run stopped by a full disk says beside its summary: the reason, how many items it
+    /// cost, and what to do.
+    func diskFullLine(_ error: DownloadError) -> String {
+        let count = failedByClass[.diskFull] ?? 0
+        let reason = error.message.hasPrefix("not downloaded: ") ? String(error.message.dropFirst(16)) : error.message
+        return "stopped downloading: \(reason); \(count) item\(count == 1 ? "" : "s") failed with class disk-full. "
+            + "Free some space (or lower --min-free) and run again: what was saved is kept and not fetched again"
+    }
+
     /// The cache's part of the summary, when it satisfied any item without a download.
     private var cacheLine: String {
         guard fresh + stale + revalidated > 0 else { return "" }
         var parts = ["\(fresh) fresh", "\(revalidated) revalidated", "\(downloaded) downloaded"]
         if stale > 0 { parts.insert("\(stale) stale", at: 1) }
         return "; cache: " + parts.joined(separator: ", ") + ", \(ByteCount.format(reusedBytes)) not transferred"
-    }
-}
-
-/// Human-readable byte counts (binary units, as curl and wget print them).
-enum ByteCount {
-    static func format(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : "\(oneDecimal(value)) \(units[unit])"
-    }
-
-    /// `value` as `%.1f` prints it (FoundationEssentials has no `String(format:)`).
-    static func oneDecimal(_ value: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.1f", $0) }
-        return count > 0 && count < buffer.count ? String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "\(value)"
     }
 }

@@ -33,6 +33,7 @@ struct Run {
         }
         let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
         if let dataset, store != nil { control.onLateSignal { dataset.cancelUploads() } }
+        dataset?.onDiskFull { [diskSpace = downloader.diskSpace] in diskSpace.note($0) }
         startThread(name: "imgfetch.list") { [self] in
             if let dataset {
                 readShards(lists, into: downloader, dataset: dataset)
@@ -66,7 +67,7 @@ struct Run {
         // A signal during the last shard's upload, after every item was counted, ends as a signal does.
         let finalEnding = control.signalAfterCompletion.map { RunEnding.interrupted(signal: $0) } ?? ending
         for problem in shardProblems { reporter.warn(problem) }
-        let summary = reporter.finish(seconds: monotonicSeconds() - started)
+        let summary = reporter.finish(seconds: monotonicSeconds() - started, diskFull: downloader.diskSpace.failure)
         if options.failuresAreData {
             // After the deadline or EPIPE the worker exits 75 at once: its engine runs it again, and
             // draining a stdin that may never end would take the deadline's bound away.

@@ -28,13 +28,13 @@ struct CacheLookup: Sendable {
 
     /// Opens the output directory's index, unless the configuration keeps none; a failure to open
     /// it is a warning, and the run goes on without one. `onCommitted` hears of every commit.
-    static func openIndex(_ configuration: DownloaderConfiguration,
+    static func openIndex(_ configuration: DownloaderConfiguration, diskSpace: DiskSpaceGuard,
                           onCommitted: @escaping @Sendable (UInt64) -> Void) -> CacheIndex? {
         guard configuration.keepsCacheIndex && !configuration.handsOverOutputs else { return nil }
         let warn: @Sendable (String) -> Void = configuration.onWarning ?? { _ in }
         do {
             return try CacheIndex(directory: configuration.indexDirectory ?? configuration.outputDirectory, warn: warn,
-                                  onCommitted: onCommitted)
+                                  diskSpace: diskSpace, onCommitted: onCommitted)
         } catch {
             warn("\(error.message); continuing without the cache (every item is downloaded)")
             return nil

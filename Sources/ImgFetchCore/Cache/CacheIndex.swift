@@ -29,7 +29,8 @@ public final class CacheIndex: @unchecked Sendable {
     /// is moved aside to `index.sqlite.corrupt` and a new one is started; `warn` says so.
     /// `onCommitted` is called on the writer thread after each commit with the `commitTicket` it
     /// reached; it must not block.
-    public init(directory: String, warn: @escaping @Sendable (String) -> Void,
+    /// A write that fails for want of room (`SQLITE_FULL`) trips `diskSpace`.
+    public init(directory: String, warn: @escaping @Sendable (String) -> Void, diskSpace: DiskSpaceGuard? = nil,
                 onCommitted: @escaping @Sendable (UInt64) -> Void = { _ in }) throws(CacheIndexError) {
         let folder = OutputPaths.join(directory, Self.folderName)
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
@@ -64,6 +65,9 @@ public final class CacheIndex: @unchecked Sendable {
         writer = CacheWriter(statements: writerStatements, onError: { error in
             // The file is saved all the same; the next run downloads what this one could not record.
             if latch.isFirst() { warn("cannot update the cache index \(path): \(error.message)") }
+            if error.isDiskFull {
+                diskSpace?.note(DownloadError(.diskFull, "cannot update the cache index \(path): \(error.message)"))
+            }
         }, onCommitted: onCommitted)
     }
 

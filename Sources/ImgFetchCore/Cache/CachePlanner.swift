@@ -12,6 +12,14 @@ enum CachePlan: Equatable {
     case missing
     /// `only-if-cached`, and the indexed response is stale and marked no-cache or must-revalidate.
     case mustRevalidate
+
+    /// Whether the plan makes a request.
+    var needsRequest: Bool {
+        switch self {
+        case .revalidate, .download: true
+        case .keepExisting, .serve, .missing, .mustRevalidate: false
+        }
+    }
 }
 
 /// Decides `CachePlan`s: `--cache-policy` and `--skip-existing`/`--overwrite` over the URL's index

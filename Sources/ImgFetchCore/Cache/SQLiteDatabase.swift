@@ -11,6 +11,9 @@ struct SQLiteError: Error, CustomStringConvertible {
         return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT
     }
 
+    /// The disk (or a quota) has no room for the write.
+    var isDiskFull: Bool { code & 0xFF == SQLITE_FULL }
+
     var description: String { message }
 }
 

@@ -41,7 +41,7 @@ struct BodySink {
         }
         let file = try openTempFile()
         if let code = file.write(chunk) {
-            throw DownloadError(.filesystem, "cannot write temp file \(file.displayPath): \(Errno.describe(code))")
+            throw DownloadError.writing("temp file \(file.displayPath)", code)
         }
         hasher?.update(chunk)
         if head.count < ImageSniffer.headLength {

@@ -17,6 +17,9 @@ final class Engine: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     /// Outcomes handed on whose consumer has not called `release()` yet: the decode backlog.
     private let unreleased = Atomic<Int>(0)
+    /// Set by `cancelAll`: no transfer starts afterwards, and one submitted later is cancelled at
+    /// once. Checked at every top-up, so none starts between `cancelAll` and the loop's next turn.
+    private let refusing = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let events: SocketEvents
     /// Bodies held in memory by every transfer and the decode backlog together.
@@ -74,6 +77,7 @@ final class Engine: @unchecked Sendable {
 
     /// Cancels every transfer, running or pending; each one's outcome is a `cancelled` failure.
     func cancelAll() {
+        refusing.store(true, ordering: .relaxed)
         inbox.withLock { $0.cancelEverything = true }
         events.wake()
     }
@@ -113,7 +117,9 @@ final class Engine: @unchecked Sendable {
                 box.cancelEverything = false
                 return mail
             }
-            for transfer in mail.submitted { enqueue(transfer) }
+            for transfer in mail.submitted {
+                if refusing.load(ordering: .relaxed) { cancelTransfer(transfer) } else { enqueue(transfer) }
+            }
             for transfer in mail.cancelled { cancelTransfer(transfer) }
             if mail.cancelEverything {
                 for transfer in scheduler.removeAll() { cancelTransfer(transfer) }
@@ -145,7 +151,7 @@ final class Engine: @unchecked Sendable {
     private func topUp() {
         for note in protocolLog.drain() { scheduler.learn(host: note.host, multiplexes: note.multiplexes) }
         let now = Self.monotonicNow()
-        while running.count < configuration.concurrency,
+        while !refusing.load(ordering: .relaxed), running.count < configuration.concurrency,
               unreleased.load(ordering: .relaxed) < configuration.effectiveDecodeBacklog,
               let transfer = scheduler.next(now: now) {
             start(transfer)

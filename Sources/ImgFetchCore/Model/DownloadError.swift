@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why an item failed: a class that scripts can branch on and a one-line message that people can act on.
 public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
@@ -21,6 +23,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case unverified
         /// The output could not be written.
         case filesystem
+        /// The output's file system is full (ENOSPC, EDQUOT), or below `--min-free`: the item was
+        /// not downloaded, or its output could not be written.
+        case diskFull = "disk-full"
         /// The object store (`-o s3://…`) refused the upload or could not be reached, after the retries.
         case storage
         /// `--cache-policy only-if-cached` and the index has no usable entry.
@@ -44,6 +49,15 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         self.kind = kind
         self.message = message
     }
+
+    /// A failed write of `what` with errno `code`: class `disk-full` for ENOSPC and EDQUOT, else
+    /// `filesystem`; the message is the OS's ("cannot write cat.jpg: No space left on device").
+    public static func writing(_ what: String, _ code: Int32) -> DownloadError {
+        DownloadError(isDiskFull(code) ? .diskFull : .filesystem, "cannot write \(what): \(Errno.describe(code))")
+    }
+
+    /// Whether errno `code` says the file system has no room: ENOSPC, or EDQUOT (a quota).
+    public static func isDiskFull(_ code: Int32) -> Bool { code == ENOSPC || code == EDQUOT }
 
     /// The error of an item or transfer that was cancelled (Ctrl-C, `cancelAll`, a token).
     public static let cancelled = DownloadError(.cancelled, "cancelled")

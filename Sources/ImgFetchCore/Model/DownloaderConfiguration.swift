@@ -14,6 +14,9 @@ public struct DownloaderConfiguration: Sendable {
     /// Directory whose `.imgfetch` folder holds the cache index; nil: `outputDirectory`. Local
     /// scratch space for an output on a network file system, where SQLite's WAL cannot live.
     public var indexDirectory: String?
+    /// Bytes that must stay free on the output's file system (`--min-free`): below them no new
+    /// transfer starts and the remaining items fail with class `disk-full`; 0 looks only for a full disk.
+    public var minimumFreeSpace: Int64 = 64 << 20
     /// Simultaneous transfers (and libcurl's total connection limit).
     public var concurrency = 16
     /// Connections to one host (libcurl's per-host connection limit). A host that answers over

@@ -3,8 +3,9 @@
 /// Names come from the original URL (never a redirect target or a header) and are reduced to a
 /// safe basename: never `..`, never a separator, never a dot-file, never empty. When two different
 /// URLs want one name, the later one in the list gets `-` and 8 hex digits of its URL's SHA-256, so
-/// the same list gives the same names on every run. A value type with no lock of its own:
-/// `ImageDownloader` keeps it behind a `Mutex`, so names are given in call order.
+/// the same list gives the same names on every run (16 digits, then all 64, in the rare case that
+/// another URL holds that name too). A value type with no lock of its own: `ImageDownloader`
+/// keeps it behind a `Mutex`, so names are given in call order.
 public struct FileNamer {
     /// Where names come from.
     public enum Scheme: String, Sendable, CaseIterable {
@@ -18,33 +19,43 @@ public struct FileNamer {
     public static let maxStemBytes = 200
     /// Longest `out=` name, leaving room for the 9-byte disambiguation suffix under NAME_MAX (255).
     public static let maxExplicitBytes = 240
+    /// Hex digits of the URL's SHA-256 in a disambiguating suffix: 8, or more when another URL holds that name.
+    static let suffixLengths = [8, 16, 64]
 
     public let scheme: Scheme
-    /// Claimed names → hash of the URL that claimed them. Names are keyed by a 64-bit FNV-1a hash of
+    /// Claimed names → hash of the URL that claimed them, in a file (`NameClaims`), so that the
+    /// claims of a list of any length take no memory. Names are keyed by a 64-bit FNV-1a hash of
     /// their lowercased stem (case-insensitive file systems are safe too) and URLs by their hash:
-    /// hashes keep a million-line list small, FNV keeps the keys the same on every run, and a false
-    /// match (odds about n²/2⁶⁵) would only add a suffix.
-    private var claims: [UInt64: Int] = [:]
+    /// FNV keeps the keys the same on every run, and a false match (odds about n²/2⁶⁵) would only
+    /// add a suffix.
+    private let claims: NameClaims
 
-    public init(scheme: Scheme) {
+    /// A namer whose claims live in a file in `claimsDirectory` (the index's folder, or the output directory).
+    public init(scheme: Scheme, claimsDirectory: String) throws(DownloadError) {
         self.scheme = scheme
+        claims = try NameClaims(directory: claimsDirectory)
     }
 
-    /// The name for `url`, or for the list's explicit `out=` name, claimed for this run.
-    public mutating func name(for url: ParsedURL, explicitName: String? = nil) -> OutputName {
-        var name: OutputName
+    /// The name for `url`, or for the list's explicit `out=` name, claimed for this run. Throws
+    /// when the claims file cannot be read or written (class `disk-full` when its disk is full).
+    public mutating func name(for url: ParsedURL, explicitName: String? = nil) throws(DownloadError) -> OutputName {
+        let base: OutputName
         if let explicitName {
-            name = OutputName(stem: Self.sanitize(explicitName, maxBytes: Self.maxExplicitBytes), givenExtension: nil, isExplicit: true)
+            base = OutputName(stem: Self.sanitize(explicitName, maxBytes: Self.maxExplicitBytes), givenExtension: nil, isExplicit: true)
         } else if scheme == .hash {
             return OutputName(stem: SHA256.hexDigest(url.normalized), givenExtension: nil, isExplicit: false)
         } else {
-            name = Self.split(Self.sanitize(url.lastPathSegment))
+            base = Self.split(Self.sanitize(url.lastPathSegment))
         }
-        let identity = url.normalized.hashValue
-        if let owner = claims[Self.fnv1a(Self.claimKey(name))], owner != identity {
-            name = Self.disambiguate(name, for: url)
+        let identity = Int64(url.normalized.hashValue)
+        guard case .heldBy = try claims.claim(Self.fnv1a(Self.claimKey(base)), for: identity) else { return base }
+        var name = base
+        for length in Self.suffixLengths {
+            name = Self.disambiguate(base, for: url, digits: length)
+            if try claims.claim(Self.fnv1a(Self.claimKey(name)), for: identity) == .claimed { return name }
         }
-        claims[Self.fnv1a(Self.claimKey(name))] = identity
+        // Another URL with this URL's whole SHA-256 in its name: take the name over, as before.
+        try claims.assign(Self.fnv1a(Self.claimKey(name)), to: identity)
         return name
     }
 
@@ -97,8 +108,8 @@ public struct FileNamer {
         return OutputName(stem: name, givenExtension: nil, isExplicit: false)
     }
 
-    static func disambiguate(_ name: OutputName, for url: ParsedURL) -> OutputName {
-        let suffix = "-" + SHA256.hexDigest(url.normalized).prefix(8)
+    static func disambiguate(_ name: OutputName, for url: ParsedURL, digits: Int = 8) -> OutputName {
+        let suffix = "-" + SHA256.hexDigest(url.normalized).prefix(digits)
         guard name.isExplicit, let dot = name.stem.lastIndex(of: "."), dot != name.stem.startIndex else {
             return OutputName(stem: name.stem + suffix, givenExtension: name.givenExtension, isExplicit: name.isExplicit)
         }

@@ -34,7 +34,7 @@ public final class OutputFile: Sendable {
                 switch source {
                 case .memory(let bytes):
                     if let code = FileDescriptorIO.writeAll(destination, bytes) {
-                        throw DownloadError(.filesystem, "cannot write \(destinationName): \(Errno.describe(code))")
+                        throw DownloadError.writing(destinationName, code)
                     }
                 case .descriptor(let fd):
                     try Self.copy(fd, file.displayPath, to: destination, destinationName)
@@ -65,7 +65,7 @@ public final class OutputFile: Sendable {
             writeError = FileDescriptorIO.writeAll(output, chunk)
             return writeError == nil
         }
-        if let code = writeError { throw DownloadError(.filesystem, "cannot write \(outputName): \(Errno.describe(code))") }
+        if let code = writeError { throw DownloadError.writing(outputName, code) }
         if let code = readError { throw DownloadError(.filesystem, "cannot read \(inputName): \(Errno.describe(code))") }
     }
 }

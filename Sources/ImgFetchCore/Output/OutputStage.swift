@@ -20,10 +20,13 @@ final class OutputStage: Sendable {
     let index: CacheIndex?
     private let registry: CallbackRegistry
     private let delivery: ResultDelivery
+    /// Hears of every `disk-full` failure, and looks at free space after each file placed.
+    private let diskSpace: DiskSpaceGuard
 
     init(configuration: DownloaderConfiguration, placer: OutputPlacer, index: CacheIndex?, registry: CallbackRegistry,
-         delivery: ResultDelivery) {
+         delivery: ResultDelivery, diskSpace: DiskSpaceGuard) {
         self.configuration = configuration
+        self.diskSpace = diskSpace
         self.placer = placer
         self.index = index
         self.registry = registry
@@ -53,6 +56,7 @@ final class OutputStage: Sendable {
         }
         guard try placer.place(source, as: name, indexedNames: replaceable) == .saved else { return .existed }
         recorder?.record(name, stamp: placer.stamp(of: name), wasThere: false)
+        diskSpace.check()
         return .saved
     }
 
@@ -151,6 +155,8 @@ final class OutputStage: Sendable {
         do {
             result.handedOver = try OutputFile(output.file)
             result.status = .saved
+            // The body is in a temp file on the output's file system: see what room is left.
+            diskSpace.check()
         } catch {
             result.error = error
         }
@@ -346,6 +352,8 @@ final class OutputStage: Sendable {
     private func deliver(_ results: [(Subscriber, DownloadResult)], afterIndexChanges: Bool, coalesced: Bool = false,
                          sharedTransfer: Bool = true) {
         guard !results.isEmpty else { return }
+        // A full disk stops the run here, on the thread that met it, before the result is out.
+        for (_, result) in results { diskSpace.note(result.error) }
         let ticket = afterIndexChanges ? index?.commitTicket ?? 0 : 0
         delivery.submit(after: ticket) {
             for (position, (subscriber, result)) in results.enumerated() {

@@ -45,9 +45,9 @@ extension TempFile {
             let side = folder.newName()
             guard let failed = link(as: side) else {
                 guard rename(side, finalPath) == 0 else {
-                    let reason = Errno.describe()
+                    let code = errno
                     unlink(side)
-                    throw DownloadError(.filesystem, "cannot write \(finalPath): \(reason)")
+                    throw DownloadError.writing(finalPath, code)
                 }
                 return .saved
             }
@@ -72,7 +72,7 @@ extension TempFile {
     /// too many of them, or `/proc` gone for an unnamed file), a named copy is moved into place.
     private func placeCopy(at finalPath: String, overwrite: Bool, after code: Int32) throws(DownloadError) -> Commit {
         let cannotLink = code == EPERM || code == EOPNOTSUPP || code == EXDEV || code == EMLINK || (path == nil && code == ENOENT)
-        guard cannotLink else { throw DownloadError(.filesystem, "cannot write \(finalPath): \(Errno.describe(code))") }
+        guard cannotLink else { throw DownloadError.writing(finalPath, code) }
         return try copy(in: TempFileDirectory(path: directory, kind: .named)).move(to: finalPath, overwrite: overwrite)
     }
 
@@ -87,8 +87,7 @@ extension TempFile {
         }
         let code = errno
         if code == EEXIST && !overwrite { return .existed }
-        let reason = code == EINVAL && !overwrite
-            ? "the file system supports neither hard links nor renaming without replacing" : Errno.describe(code)
-        throw DownloadError(.filesystem, "cannot write \(finalPath): \(reason)")
+        guard code == EINVAL && !overwrite else { throw DownloadError.writing(finalPath, code) }
+        throw DownloadError(.filesystem, "cannot write \(finalPath): the file system supports neither hard links nor renaming without replacing")
     }
 }

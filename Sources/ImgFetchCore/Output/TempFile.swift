@@ -142,9 +142,7 @@ public final class TempFile: @unchecked Sendable {
             return writeError == nil
         }
         if let code = readError { throw DownloadError(.filesystem, "cannot read \(source): \(Errno.describe(code))") }
-        if let code = writeError {
-            throw DownloadError(.filesystem, "cannot write temp file \(displayPath): \(Errno.describe(code))")
-        }
+        if let code = writeError { throw DownloadError.writing("temp file \(displayPath)", code) }
     }
 
     /// Empties the file for a new attempt.
@@ -178,9 +176,7 @@ public final class TempFile: @unchecked Sendable {
             writtenOut = true
         }
         if path != nil { closeDescriptor() }
-        if let code = writeOutError {
-            throw DownloadError(.filesystem, "cannot write temp file \(displayPath): \(Errno.describe(code))")
-        }
+        if let code = writeOutError { throw DownloadError.writing("temp file \(displayPath)", code) }
     }
 
     /// A new temp file in `folder` with this file's complete bytes: an independent copy for
@@ -190,7 +186,7 @@ public final class TempFile: @unchecked Sendable {
         let copy = try folder.create()
         if let held, heldCount > 0 {
             if let code = copy.write(UnsafeRawBufferPointer(rebasing: held[..<heldCount])) {
-                throw DownloadError(.filesystem, "cannot write temp file \(copy.displayPath): \(Errno.describe(code))")
+                throw DownloadError.writing("temp file \(copy.displayPath)", code)
             }
         } else {
             try copy.append(contentsOf: descriptor, describedAs: displayPath)

@@ -55,7 +55,7 @@ final class TempFileDirectory: Sendable {
             } else if Self.lacksUnnamedFiles(errno) {
                 decided.store(Kind.named.rawValue, ordering: .relaxed)
             } else {
-                throw DownloadError(.filesystem, "cannot create a temp file in \(path): \(Errno.describe())")
+                throw DownloadError.writing("a temp file in \(path)", errno)
             }
         }
         return try createNamed(budget: budget)
@@ -95,7 +95,7 @@ final class TempFileDirectory: Sendable {
             let name = newName()
             let fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 { return TempFile(folder: self, name: name, descriptor: fd, budget: budget) }
-            if errno != EEXIST { throw DownloadError(.filesystem, "cannot create a temp file in \(path): \(Errno.describe())") }
+            if errno != EEXIST { throw DownloadError.writing("a temp file in \(path)", errno) }
         }
         throw DownloadError(.filesystem, "cannot create a unique temp file in \(path)")
     }

@@ -138,8 +138,8 @@ final class ListLineParserTests: XCTestCase {
         for length in [5, 200, 240] {
             let outName = String(repeating: "n", count: length - 4) + ".jpg"
             let item = try parsedItem("http://example.com/a.jpg out=\(outName)")
-            var namer = FileNamer(scheme: .url)
-            let name = namer.name(for: item.url, explicitName: item.outName)
+            var namer = try FileNamer(scheme: .url, claimsDirectory: "/tmp")
+            let name = try namer.name(for: item.url, explicitName: item.outName)
             XCTAssertEqual(name.fileName(for: .jpeg), outName, "out= name of \(length) bytes was changed")
         }
     }

@@ -53,6 +53,6 @@ class MockDownloaderTestCase: XCTestCase {
         // The mock serves a JPEG signature and filler: these tests are about the registry, not the decoder.
         configuration.verifyImages = false
         adjust(&configuration)
-        return ImageDownloader(configuration: configuration, transport: transport, tempFileKind: tempFileKind)
+        return try! ImageDownloader(configuration: configuration, transport: transport, tempFileKind: tempFileKind)
     }
 }

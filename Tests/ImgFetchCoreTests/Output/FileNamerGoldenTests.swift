@@ -14,7 +14,7 @@ final class FileNamerGoldenTests: XCTestCase {
         var generator = GoldenList()
         for index in 0..<100_000 {
             let (url, explicit) = generator.next(index)
-            let name = namer.name(for: try ParsedURL(url), explicitName: explicit)
+            let name = try namer.name(for: try ParsedURL(url), explicitName: explicit)
             text += "\(index)\t\(name.stem)\t\(name.givenExtension ?? "-")\t\(name.isExplicit)\n"
         }
         XCTAssertEqual(SHA256.hexDigest(text), Self.goldenDigest)

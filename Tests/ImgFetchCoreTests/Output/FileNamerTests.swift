@@ -135,7 +135,7 @@ final class FileNamerTests: XCTestCase {
 
     func testExplicitNameIsUsedAsGiven() throws {
         var namer = FileNamer(scheme: .url)
-        let name = namer.name(for: try ParsedURL(catA), explicitName: "My Photo.png")
+        let name = try namer.name(for: try ParsedURL(catA), explicitName: "My Photo.png")
         XCTAssertTrue(name.isExplicit)
         XCTAssertEqual(name.fileName(for: .jpeg), "My Photo.png")
         XCTAssertEqual(name.fileName(for: .png), "My Photo.png")
@@ -144,13 +144,13 @@ final class FileNamerTests: XCTestCase {
 
     func testExplicitNameWinsOverHashNaming() throws {
         var namer = FileNamer(scheme: .hash)
-        XCTAssertEqual(namer.name(for: try ParsedURL(catA), explicitName: "keep.jpg").fileName(for: .png), "keep.jpg")
+        XCTAssertEqual(try namer.name(for: ParsedURL(catA), explicitName: "keep.jpg").fileName(for: .png), "keep.jpg")
     }
 
     func testSameExplicitNameForTwoURLsIsDisambiguatedBeforeTheExtension() throws {
         var namer = FileNamer(scheme: .url)
-        let first = namer.name(for: try ParsedURL(catA), explicitName: "x.jpg")
-        let second = namer.name(for: try ParsedURL(catB), explicitName: "x.jpg")
+        let first = try namer.name(for: try ParsedURL(catA), explicitName: "x.jpg")
+        let second = try namer.name(for: try ParsedURL(catB), explicitName: "x.jpg")
         XCTAssertEqual(first.fileName(for: .jpeg), "x.jpg")
         XCTAssertEqual(second.fileName(for: .jpeg), "x-\(catBHash.prefix(8)).jpg")
     }
@@ -158,8 +158,8 @@ final class FileNamerTests: XCTestCase {
     func testExplicitNameAndURLNameNeverShareAFile() throws {
         // out=cat.jpg for one URL, and another URL whose own name is cat.jpg: both would write cat.jpg.
         var namer = FileNamer(scheme: .url)
-        let explicit = namer.name(for: try ParsedURL("http://example.com/other.png"), explicitName: "cat.jpg")
-        let derived = namer.name(for: try ParsedURL(catA))
+        let explicit = try namer.name(for: try ParsedURL("http://example.com/other.png"), explicitName: "cat.jpg")
+        let derived = try namer.name(for: try ParsedURL(catA))
         XCTAssertNotEqual(explicit.fileName(for: .jpeg), derived.fileName(for: .jpeg))
     }
 
@@ -167,8 +167,8 @@ final class FileNamerTests: XCTestCase {
 
     func testSecondURLWithTheSameNameGetsHashSuffix() throws {
         var namer = FileNamer(scheme: .url)
-        let first = namer.name(for: try ParsedURL(catA))
-        let second = namer.name(for: try ParsedURL(catB))
+        let first = try namer.name(for: try ParsedURL(catA))
+        let second = try namer.name(for: try ParsedURL(catB))
         XCTAssertEqual(first.fileName(for: .jpeg), "cat.jpg")
         XCTAssertEqual(second.fileName(for: .jpeg), "cat-37e47285.jpg")
         XCTAssertEqual(second.fileName(for: .jpeg), "cat-\(catBHash.prefix(8)).jpg")
@@ -176,27 +176,40 @@ final class FileNamerTests: XCTestCase {
 
     func testSameURLTwiceGetsTheSameName() throws {
         var namer = FileNamer(scheme: .url)
-        let first = namer.name(for: try ParsedURL(catA))
-        let again = namer.name(for: try ParsedURL(catA))
+        let first = try namer.name(for: try ParsedURL(catA))
+        let again = try namer.name(for: try ParsedURL(catA))
         XCTAssertEqual(first, again)
-        let second = namer.name(for: try ParsedURL(catB))
-        let secondAgain = namer.name(for: try ParsedURL(catB))
+        let second = try namer.name(for: try ParsedURL(catB))
+        let secondAgain = try namer.name(for: try ParsedURL(catB))
         XCTAssertEqual(second, secondAgain)
-        XCTAssertEqual(namer.name(for: try ParsedURL(catA)).fileName(for: .jpeg), "cat.jpg")
+        XCTAssertEqual(try namer.name(for: ParsedURL(catA)).fileName(for: .jpeg), "cat.jpg")
     }
 
     func testEquivalentSpellingsOfOneURLGetTheSameName() throws {
         var namer = FileNamer(scheme: .url)
-        let first = namer.name(for: try ParsedURL(catA))
-        let again = namer.name(for: try ParsedURL("HTTP://EXAMPLE.COM:80/a/cat.jpg#frag"))
+        let first = try namer.name(for: try ParsedURL(catA))
+        let again = try namer.name(for: try ParsedURL("HTTP://EXAMPLE.COM:80/a/cat.jpg#frag"))
         XCTAssertEqual(first, again)
+    }
+
+    func testTwoURLsWhoseSuffixesCollideGetALongerOne() throws {
+        // Both SHA-256s start with fbddefc9: 8 digits would give the two URLs one file name.
+        let first = "http://example.com/d90818/cat.jpg"
+        let second = "http://example.com/d100861/cat.jpg"
+        var namer = FileNamer(scheme: .url)
+        XCTAssertEqual(try namer.name(for: ParsedURL(catA)).fileName(for: .jpeg), "cat.jpg")
+        XCTAssertEqual(try namer.name(for: ParsedURL(first)).fileName(for: .jpeg), "cat-fbddefc9.jpg")
+        XCTAssertEqual(try namer.name(for: ParsedURL(second)).fileName(for: .jpeg), "cat-fbddefc958a4e8ff.jpg")
+        // Each keeps its name when it comes again.
+        XCTAssertEqual(try namer.name(for: ParsedURL(first)).fileName(for: .jpeg), "cat-fbddefc9.jpg")
+        XCTAssertEqual(try namer.name(for: ParsedURL(second)).fileName(for: .jpeg), "cat-fbddefc958a4e8ff.jpg")
     }
 
     func testNamesAreTheSameOnEveryRun() throws {
         let urls = [catA, catB, "http://example.com/c/cat.jpg", upperA, lowerA, "http://example.com/dir/"]
         func run() throws -> [String] {
             var namer = FileNamer(scheme: .url)
-            return try urls.map { namer.name(for: try ParsedURL($0)).fileName(for: .jpeg) }
+            return try urls.map { try namer.name(for: try ParsedURL($0)).fileName(for: .jpeg) }
         }
         let names = try run()
         XCTAssertEqual(names, try run())
@@ -205,8 +218,8 @@ final class FileNamerTests: XCTestCase {
 
     func testCollisionIsCaseInsensitive() throws {
         var namer = FileNamer(scheme: .url)
-        let upper = namer.name(for: try ParsedURL(upperA))
-        let lower = namer.name(for: try ParsedURL(lowerA))
+        let upper = try namer.name(for: try ParsedURL(upperA))
+        let lower = try namer.name(for: try ParsedURL(lowerA))
         XCTAssertEqual(upper.fileName(for: .jpeg), "A.jpg")
         XCTAssertEqual(lower.fileName(for: .jpeg), "a-\(lowerAHash.prefix(8)).jpg")
     }
@@ -214,9 +227,9 @@ final class FileNamerTests: XCTestCase {
     func testNamesThatMeetOnlyAfterSniffingAreDisambiguated() throws {
         // cat.png that is really a JPEG, and an extension-less cat, both end up as cat.jpg.
         var namer = FileNamer(scheme: .url)
-        let jpg = namer.name(for: try ParsedURL(catA))
-        let png = namer.name(for: try ParsedURL("http://example.com/c/cat.png"))
-        let bare = namer.name(for: try ParsedURL("http://example.com/d/cat"))
+        let jpg = try namer.name(for: try ParsedURL(catA))
+        let png = try namer.name(for: try ParsedURL("http://example.com/c/cat.png"))
+        let bare = try namer.name(for: try ParsedURL("http://example.com/d/cat"))
         let names = [jpg, png, bare].map { $0.fileName(for: .jpeg) }
         XCTAssertEqual(Set(names).count, 3, "\(names)")
         XCTAssertEqual(names[0], "cat.jpg")
@@ -226,7 +239,7 @@ final class FileNamerTests: XCTestCase {
 
     func testHashNameIsTheFullSHA256OfTheNormalizedURL() throws {
         var namer = FileNamer(scheme: .hash)
-        let name = namer.name(for: try ParsedURL(hashURL))
+        let name = try namer.name(for: try ParsedURL(hashURL))
         XCTAssertEqual(name.stem, hashURLHash)
         XCTAssertEqual(name.fileName(for: .png), hashURLHash + ".png")
         XCTAssertEqual(name.fileName(for: .jpeg), hashURLHash + ".jpg")
@@ -234,7 +247,7 @@ final class FileNamerTests: XCTestCase {
 
     func testHashNameUsesTheNormalizedForm() throws {
         var namer = FileNamer(scheme: .hash)
-        let name = namer.name(for: try ParsedURL("HTTPS://Example.com:443/photos/cat.jpg#x"))
+        let name = try namer.name(for: try ParsedURL("HTTPS://Example.com:443/photos/cat.jpg#x"))
         XCTAssertEqual(name.stem, hashURLHash)
     }
 
@@ -269,6 +282,6 @@ final class FileNamerTests: XCTestCase {
 
     private func urlName(_ url: String) throws -> OutputName {
         var namer = FileNamer(scheme: .url)
-        return namer.name(for: try ParsedURL(url))
+        return try namer.name(for: try ParsedURL(url))
     }
 }

@@ -17,7 +17,7 @@ final class OutputStageTests: XCTestCase {
         let configuration = DownloaderConfiguration(outputDirectory: scratch.path)
         let placer = OutputPlacer(directory: scratch.path, tempFiles: TempFileDirectory(path: scratch.path), existingFiles: .skip)
         stage = OutputStage(configuration: configuration, placer: placer, index: index, registry: CallbackRegistry(),
-                            delivery: delivery)
+                            delivery: delivery, diskSpace: DiskSpaceGuard(path: scratch.path, minimumFree: 0))
     }
 
     override func tearDown() {

@@ -41,7 +41,7 @@ final class FileDescriptorWriter {
     /// Writes out everything buffered.
     func flush() throws(DownloadError) {
         if let code = FileDescriptorIO.writeAll(fd, UnsafeRawBufferPointer(start: buffer, count: used)) {
-            throw DownloadError(.filesystem, "cannot write output: \(Errno.describe(code))")
+            throw DownloadError.writing("output", code)
         }
         used = 0
     }

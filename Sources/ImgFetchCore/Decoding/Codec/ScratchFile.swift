@@ -11,7 +11,7 @@ final class ScratchFile {
         var template = Array("\(base.isEmpty ? "." : base)/.imgfetch-raster-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw DownloadError(.filesystem, "cannot create scratch file in \(base): \(Errno.describe())")
+            throw DownloadError.writing("a scratch file in \(base)", errno)
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -24,12 +24,12 @@ final class ScratchFile {
 
     /// Sets the size; the new bytes read as zeros without taking disk space.
     func resize(to size: Int) throws(DownloadError) {
-        guard ftruncate(fd, off_t(size)) == 0 else { throw failure("size") }
+        guard ftruncate(fd, off_t(size)) == 0 else { throw DownloadError.writing("scratch file", errno) }
     }
 
     func write(_ bytes: UnsafeRawPointer, count: Int, at offset: Int) throws(DownloadError) {
         if let code = FileDescriptorIO.writeAll(fd, UnsafeRawBufferPointer(start: bytes, count: count), at: offset) {
-            throw failure("write", reason: Errno.describe(code))
+            throw DownloadError.writing("scratch file", code)
         }
     }
 
@@ -38,13 +38,13 @@ final class ScratchFile {
         while done < count {
             let got = FileDescriptorIO.read(fd, into: UnsafeMutableRawBufferPointer(start: bytes + done, count: count - done),
                                             at: offset + done)
-            guard got > 0 else { throw failure("read", reason: got == 0 ? "unexpected end of file" : nil) }
+            guard got > 0 else { throw readFailure(reason: got == 0 ? "unexpected end of file" : nil) }
             done += got
         }
     }
 
-    /// The error for a failed call; `reason` overrides errno for short transfers, which set none.
-    private func failure(_ operation: String, reason: String? = nil) -> DownloadError {
-        DownloadError(.filesystem, "cannot \(operation) scratch file: \(reason ?? Errno.describe())")
+    /// The error for a failed read; `reason` overrides errno for short reads, which set none.
+    private func readFailure(reason: String? = nil) -> DownloadError {
+        DownloadError(.filesystem, "cannot read scratch file: \(reason ?? Errno.describe())")
     }
 }
