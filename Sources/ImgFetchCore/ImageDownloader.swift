@@ -185,7 +185,13 @@ public final class ImageDownloader: Sendable {
         case .finished(let item):
             decodeStage.run { [output] in output.serveRepeat(subscriber, key: key, from: item) }
         case .declined:
-            decodeStage.run { [output] in output.serveWithoutRequest(subscriber, plan: plan) }
+            if plan.touchesFiles {
+                decodeStage.run { [output] in output.serveWithoutRequest(subscriber, plan: plan) }
+            } else {
+                // A result with no file to look at (not in the cache) is made here: a decode
+                // worker's wake-up for it cost as much as the rest of the item.
+                output.serveWithoutRequest(subscriber, plan: plan)
+            }
             return DownloadToken(url: url, cancelAction: nil)
         }
         return DownloadToken(url: url) { [self] in cancel(key: key, subscriberID: subscriber.id) }

@@ -36,9 +36,15 @@ final class RunControl: @unchecked Sendable {
     /// Most items admitted and not yet finished: the list reader waits beyond this, so a list of
     /// millions of lines never sits in memory at once.
     let maxOutstanding: Int
+    /// Where a full window lets the list reader go on: an eighth below the top, so that it is
+    /// woken once per batch of items and not once per item.
+    let resumeAt: Int
+    /// The list reader waits for the window to drain to `resumeAt`.
+    private var readerWaitsForWindow = false
 
     init(maxOutstanding: Int) {
         self.maxOutstanding = maxOutstanding
+        resumeAt = maxOutstanding - max(1, maxOutstanding / 8)
     }
 
     /// Pending items beyond the running ones: enough for LIFO and priority classes to reorder,
@@ -62,6 +68,13 @@ final class RunControl: @unchecked Sendable {
     func admit(rowBytes: Int = 0) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        if outstanding >= maxOutstanding {
+            // A full window: wait for a batch to drain, not for one item (a wake-up per item cost
+            // the list reader and the delivery thread a futex round trip and a context switch each).
+            readerWaitsForWindow = true
+            while accepting && outstanding > resumeAt { condition.wait() }
+            readerWaitsForWindow = false
+        }
         while accepting && (outstanding >= maxOutstanding
                             || (heldRowBytes > 0 && heldRowBytes + rowBytes > Self.rowByteBudget)) {
             readerWaitsForRowBytes = outstanding < maxOutstanding
@@ -81,9 +94,10 @@ final class RunControl: @unchecked Sendable {
         outstanding -= 1
         if listDone && outstanding == 0 && ending == nil { ending = .completed }
         // Wake the waiters only when what they wait for may have come: room for the list reader
-        // (at the limit just now), or no item left. A wake-up per item cost the main thread a
-        // futex round trip and a context switch for every image.
-        if outstanding == maxOutstanding - 1 || outstanding == 0 || (rowBytes > 0 && readerWaitsForRowBytes) { condition.broadcast() }
+        // (an eighth of the window, once it was full), or no item left. A wake-up per item cost
+        // the main thread a futex round trip and a context switch for every image.
+        let windowReopened = readerWaitsForWindow ? outstanding == resumeAt : outstanding == maxOutstanding - 1
+        if windowReopened || outstanding == 0 || (rowBytes > 0 && readerWaitsForRowBytes) { condition.broadcast() }
         condition.unlock()
     }
 

@@ -13,6 +13,15 @@ enum CachePlan: Equatable {
     /// `only-if-cached`, and the indexed response is stale and marked no-cache or must-revalidate.
     case mustRevalidate
 
+    /// Whether serving the plan reads or writes files (`missing` and `mustRevalidate` are failures
+    /// made from the plan alone).
+    var touchesFiles: Bool {
+        switch self {
+        case .missing, .mustRevalidate: false
+        case .keepExisting, .serve, .revalidate, .download: true
+        }
+    }
+
     /// Whether the plan makes a request.
     var needsRequest: Bool {
         switch self {

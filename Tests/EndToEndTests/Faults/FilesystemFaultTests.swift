@@ -66,34 +66,37 @@ final class FilesystemFaultTests: EndToEndTestCase {
 
     // MARK: - Write errors
 
-    func testAFullDiskFailsCleanlyAndLeavesNoFile() throws {
-        let mountPoint = scratch.file("tiny")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else {
-            throw XCTSkip("cannot mount a tmpfs here (needs root)")
-        }
-        defer { _ = run("/bin/umount", [mountPoint.path]) }
+    func testAFullDiskFailsCleanlyLeavesNoFileAndStopsTheRun() throws {
+        let disk = try SmallDisk(in: scratch, name: "tiny", size: "256k")
+        defer { disk.unmount() }
+        let mountPoint = disk.url
         let data = try addJPEG("small.jpg")
         let big = server.url("/big/2000000")
         let small = server.url("/files/small.jpg")
         let list = try scratch.write("urls.txt", big + "\n" + small + "\n")
-        let result = try ImgFetchRunner.run([list, "-o", mountPoint.path, "-j", "1", "--max-size", "10M"])
+        let result = try ImgFetchRunner.run([list, "-o", mountPoint.path, "-j", "1", "--max-size", "10M", "--min-free", "0"])
 
         XCTAssertEqual(result.exitCode, 1)
         XCTAssertTrue(result.result(for: big)?[2].contains("No space left on device") ?? false, result.stdout)
-        XCTAssertEqual(result.result(for: small)?[0], "saved", "the failed body's temp file was removed, freeing the space")
+        // After a full disk nothing more is downloaded: the next item fails without a request.
+        XCTAssertEqual(result.result(for: small)?[0], "failed")
+        XCTAssertTrue(result.result(for: small)?[2].hasPrefix("not downloaded: the output's disk is full (") ?? false, result.stdout)
+        XCTAssertEqual(try server.requests(to: "/files/small.jpg").count, 0)
+        XCTAssertTrue(result.stderr.contains("imgfetch: stopped downloading: the output's disk is full"), result.stderr)
         let files = try FileManager.default.contentsOfDirectory(atPath: mountPoint.path)
-        XCTAssertEqual(files.filter { $0 != ".imgfetch" }, ["small.jpg"])
+        XCTAssertEqual(files.filter { $0 != ".imgfetch" }, [], "the failed body's temp file was removed")
+
+        // The disk has room again (the big body's temp file went): the item that fits is saved.
+        let smallList = try scratch.write("small.txt", small + "\n")
+        let again = try ImgFetchRunner.run([smallList, "-o", mountPoint.path, "--min-free", "0"])
+        XCTAssertEqual(again.result(for: small)?[0], "saved", again.stdout)
         XCTAssertEqual(try Data(contentsOf: mountPoint.appendingPathComponent("small.jpg")), data)
     }
 
     func testADiskThatFillsDuringAShardRemovesItsTempFileAndFailsItsRows() throws {
-        let mountPoint = scratch.file("tiny-shards")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else {
-            throw XCTSkip("cannot mount a tmpfs here (needs root)")
-        }
-        defer { _ = run("/bin/umount", [mountPoint.path]) }
+        let disk = try SmallDisk(in: scratch, name: "tiny-shards", size: "256k")
+        defer { disk.unmount() }
+        let mountPoint = disk.url
         // 60 KB bodies that sniff as JPEG (--no-decode): small enough to stay in memory, so the tar
         // is what fills the disk, at the fifth sample.
         var body = Data([0xFF, 0xD8, 0xFF, 0xE0])
@@ -102,7 +105,8 @@ final class FilesystemFaultTests: EndToEndTestCase {
         try server.addFile("noise.jpg", body)
         let urls = (0..<30).map { server.url("/files/noise.jpg?\($0)") }
         let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
-        let result = try ImgFetchRunner.run([list, "-o", mountPoint.path, "--no-decode", "-j", "4", "--output-format", "webdataset"])
+        let result = try ImgFetchRunner.run([list, "-o", mountPoint.path, "--no-decode", "-j", "4", "--output-format", "webdataset",
+                                             "--min-free", "0"])
 
         XCTAssertEqual(result.exitCode, 1, result.stderr)
         // The rows written before the disk filled are lost with their shard: no line says "saved".
@@ -118,7 +122,7 @@ final class FilesystemFaultTests: EndToEndTestCase {
 
         // A cluster worker's full disk is a temporary failure: its engine should run it again elsewhere.
         let worker = try ImgFetchRunner.run([list, "-o", mountPoint.path, "--no-decode", "-j", "4", "--output-format", "webdataset",
-                                             "--failures-are-data"])
+                                             "--failures-are-data", "--min-free", "0"])
         XCTAssertEqual(worker.exitCode, 75, worker.stderr)
     }
 
@@ -146,12 +150,12 @@ final class FilesystemFaultTests: EndToEndTestCase {
         let directory = scratch.file("ro")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Root ignores permission bits, so make it read-only the way root cannot ignore: a read-only bind mount.
-        guard run("/bin/mount", ["--bind", "-o", "ro", directory.path, directory.path]) == 0
-                || run("/bin/mount", ["-o", "remount,ro,bind", directory.path]) == 0 else {
+        guard runQuietly("/bin/mount", ["--bind", "-o", "ro", directory.path, directory.path]) == 0
+                || runQuietly("/bin/mount", ["-o", "remount,ro,bind", directory.path]) == 0 else {
             throw XCTSkip("cannot make a read-only mount here")
         }
-        defer { _ = run("/bin/umount", [directory.path]) }
-        _ = run("/bin/mount", ["-o", "remount,ro,bind", directory.path])
+        defer { _ = runQuietly("/bin/umount", [directory.path]) }
+        _ = runQuietly("/bin/mount", ["-o", "remount,ro,bind", directory.path])
         let list = try scratch.write("urls.txt", server.url("/files/x.jpg") + "\n")
         let result = try ImgFetchRunner.run([list, "-o", directory.path])
         XCTAssertEqual(result.exitCode, 2, result.stderr)
@@ -184,16 +188,5 @@ final class FilesystemFaultTests: EndToEndTestCase {
         XCTAssertEqual(second.exitCode, 0, second.stderr)
         XCTAssertEqual(try outputFiles(), names, "the stale temp files are gone and the set is complete")
         for name in names { XCTAssertEqual(try outputData(name), try server.fileData(name)) }
-    }
-
-    private func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
