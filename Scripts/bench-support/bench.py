@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 from outputfs import OutputFilesystem  # noqa: E402
 import report  # noqa: E402
+import names  # noqa: E402
 import rerun  # noqa: E402
 import wan  # noqa: E402
 from measure import Run, Summary, run_measured  # noqa: E402
@@ -302,7 +303,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,length,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,length,names,rerun,version, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")
@@ -339,6 +340,10 @@ def main() -> int:
                                             OUTPUT_FS.renew)
             first_file = os.path.join(www, "small", sorted(os.listdir(os.path.join(www, "small")))[0])
             corpus_age = (time.time() - os.path.getmtime(first_file)) / 86400
+        names_result = None
+        if not args.only or "names" in args.only.split(","):
+            names_result = names.run_names(args.imgfetch, bench_dir, server, lists.dir,
+                                           tmpfs_root() or output_root(bench_dir), OUTPUT_FS.renew)
         wan_wanted = {k for k in wan.KEYS if not args.only or k in args.only.split(",")}
         mode = "quick" if args.quick else "full"
         wan_cases, wan_error = [], ""
@@ -365,6 +370,7 @@ def main() -> int:
                 load_before=load_before, versions=versions(args.imgfetch, os.path.join(bench_dir, "venv")),
                 version_ms=version[0], version_method=version[1],
                 rerun_lines=rerun.render(rerun_results, corpus_age if rerun_results else None),
+                names_lines=names.render(names_result),
                 wan_error=wan_error)
     text = report.render(meta, scenarios, output, wan_cases)
     with open(output, "w") as f:

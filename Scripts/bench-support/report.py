@@ -228,6 +228,7 @@ def render(meta, scenarios, existing_path: str | None = "BENCHMARKS.md", wan_cas
             out += ["", f"Other CPU: {s.other_cpu:.2f} s per run (median)."]
         out.append("")
     out += meta.get("rerun_lines", [])
+    out += meta.get("names_lines", [])
     out += ["## Method", "",
             "- Server: nginx on 127.0.0.1 at a free port, 1 worker, keep-alive (100,000 requests per "
             "connection), sendfile, access log on (one line per request: the request counts).",
