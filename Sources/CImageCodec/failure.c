@@ -33,7 +33,9 @@ void imgcodec_write_all(imgcodec_failure *failure, int fd, const unsigned char *
         ssize_t written = write(fd, data + done, count - done);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) {
-            imgcodec_fail(failure, IMGCODEC_IO, "cannot write %s: %s", format, written < 0 ? strerror(errno) : "short write");
+            int full = written < 0 && (errno == ENOSPC || errno == EDQUOT);
+            imgcodec_fail(failure, full ? IMGCODEC_NO_SPACE : IMGCODEC_IO, "cannot write %s: %s", format,
+                          written < 0 ? strerror(errno) : "short write");
         }
         done += (size_t)written;
     }

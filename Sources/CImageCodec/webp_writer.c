@@ -69,6 +69,7 @@ int imgcodec_webp_write(int fd, const unsigned char *pixels, uint32_t width, uin
         snprintf(message, message_size, "cannot encode WebP: out of memory");
     } else if (output.error != 0) {
         snprintf(message, message_size, "cannot write WebP: %s", strerror(output.error));
+        if (output.error == ENOSPC || output.error == EDQUOT) return IMGCODEC_NO_SPACE;
     } else {
         snprintf(message, message_size, "cannot encode WebP: %s", imgcodec_webp_error(error));
     }

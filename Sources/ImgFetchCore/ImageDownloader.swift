@@ -85,6 +85,12 @@ public final class ImageDownloader: Sendable {
     public func download(_ url: ParsedURL, options: DownloadOptions = DownloadOptions(),
                          progress: DownloadProgressHandler? = nil,
                          completion: @escaping DownloadCompletionHandler) -> DownloadToken {
+        if stopped.load(ordering: .relaxed) {
+            // No name is claimed for an item that will not run (after a full disk: no write either).
+            output.cancel([Subscriber(id: takeID(), name: Self.noName, progress: progress, completion: completion,
+                                      subscribedAt: DispatchTime.now())], with: stopResult.withLock { $0 })
+            return DownloadToken(url: url, cancelAction: nil)
+        }
         // Outputs handed over need no name, and no claim on one.
         let named: Result<OutputName, DownloadError> = namer.withLock { namer in
             guard namer != nil else { return .success(Self.noName) }
@@ -93,10 +99,6 @@ public final class ImageDownloader: Sendable {
         let name = (try? named.get()) ?? Self.noName
         let subscriber = Subscriber(id: takeID(), name: name, progress: progress,
                                     completion: completion, subscribedAt: DispatchTime.now())
-        if stopped.load(ordering: .relaxed) {
-            output.cancel([subscriber], with: stopResult.withLock { $0 })
-            return DownloadToken(url: url, cancelAction: nil)
-        }
         if case .failure(let error) = named {
             output.cancel([subscriber], with: .failed(error))
             return DownloadToken(url: url, cancelAction: nil)
@@ -164,7 +166,8 @@ public final class ImageDownloader: Sendable {
         let plan = cachePlan(key: key, name: name)
         // Free space is looked at before a request is made, not before an item the index serves.
         if plan.needsRequest && !diskSpace.check() {
-            output.cancel([subscriber], with: stopResult.withLock { $0 })
+            // The guard's error is set before it counts as full; `stopResult` may still be on its way.
+            output.cancel([subscriber], with: diskSpace.failure.map { .failed($0) } ?? stopResult.withLock { $0 })
             return DownloadToken(url: url, cancelAction: nil)
         }
         let subscription = registry.subscribe(key: key, subscriber) { () -> Transfer? in

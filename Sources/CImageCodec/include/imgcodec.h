@@ -32,6 +32,7 @@ enum {
     IMGCODEC_TOO_LARGE = 2,   // refused by a limit before decoding: "image too large: …"
     IMGCODEC_UNSUPPORTED = 3, // valid but not decodable here: "unsupported: 12-bit JPEG"
     IMGCODEC_IO = 4,          // reading the input or writing the output failed
+    IMGCODEC_NO_SPACE = 5,    // writing the output failed with ENOSPC or EDQUOT: the disk (or a quota) is full
 };
 
 /// Color model of the stored image.

@@ -96,7 +96,7 @@ final class RunReporter: Sendable {
         summary.outputProblems = [reportError, galleryError].compactMap(\.self)
         let loud = !silenced.load(ordering: .relaxed)
         for error in [reportError, galleryError].compactMap(\.self) where loud { display.message("imgfetch: \(error)\n") }
-        if let diskFull, loud { display.message("imgfetch: \(ResultLine.clean(summary.diskFullLine(diskFull)))\n") }
+        if let diskFull, loud, summary.failedByClass[.diskFull] != nil { display.message("imgfetch: \(ResultLine.clean(summary.diskFullLine(diskFull)))\n") }
         display.finish(summary: quiet || !loud ? nil : summary.line)
         return summary
     }

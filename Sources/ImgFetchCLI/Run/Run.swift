@@ -29,7 +29,8 @@ struct Run {
             }
             downloader = try ImageDownloader(configuration: configuration)
         } catch {
-            throw SetupError(message: error.message)
+            // A disk that cannot take the run's files (the name claims) is the environment's fault.
+            throw SetupError(message: error.message, isTemporary: error.kind == .diskFull || error.kind == .filesystem)
         }
         let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
         if let dataset, store != nil { control.onLateSignal { dataset.cancelUploads() } }

@@ -7,8 +7,9 @@ import Synchronization
 /// It trips once: on the first write that fails with ENOSPC or EDQUOT (an error of class
 /// `disk-full`, seen as its result is delivered), or when `statvfs` finds less than
 /// `minimumFree` bytes available to the run on the output's file system (`--min-free`). Free
-/// space is looked at before a new transfer is made and after each output is placed, at most
+/// space is looked at before a new transfer is made and after each download is placed, at most
 /// every `checkInterval`: about 50 `statvfs` calls a second at most, whatever the rate of items.
+/// A trip is for the rest of the downloader's life.
 ///
 /// Tripping calls `onFull` once with the error every remaining item gets (`ImageDownloader`
 /// then cancels what runs and fails what waits). Shared by the list reader, the engine and the

@@ -86,15 +86,22 @@ public struct FileNamer {
         // ". ." must not survive as ".": drop dots and spaces at the front until neither is left.
         while let first = name.first, first == "." || first.isWhitespace { name.removeFirst() }
         while let last = name.last, last.isWhitespace { name.removeLast() }
-        if name.utf8.count > maxBytes {
-            var cut = ""
-            for character in name {
-                if cut.utf8.count + character.utf8.count > maxBytes { break }
-                cut.append(character)
-            }
-            name = Substring(cut)
-        }
+        name = prefix(name, maxBytes: maxBytes)
         return name.isEmpty ? "image" : String(name)
+    }
+
+    /// The longest prefix of `text` of whole characters within `maxBytes` UTF-8 bytes.
+    static func prefix(_ text: Substring, maxBytes: Int) -> Substring {
+        guard text.utf8.count > maxBytes else { return text }
+        var bytes = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let length = text[index].utf8.count
+            if bytes + length > maxBytes { break }
+            bytes += length
+            end = text.index(after: index)
+        }
+        return text[..<end]
     }
 
     /// Splits an image extension off a sanitized URL name (`cat.JPG` → stem `cat`, extension `JPG`).
@@ -110,10 +117,16 @@ public struct FileNamer {
 
     static func disambiguate(_ name: OutputName, for url: ParsedURL, digits: Int = 8) -> OutputName {
         let suffix = "-" + SHA256.hexDigest(url.normalized).prefix(digits)
+        // The 8-digit suffix fits beside the longest stem; a longer one takes its extra bytes off
+        // the stem, so that the name stays under NAME_MAX.
+        let room = (name.isExplicit ? maxExplicitBytes : maxStemBytes) - (digits - 8)
         guard name.isExplicit, let dot = name.stem.lastIndex(of: "."), dot != name.stem.startIndex else {
-            return OutputName(stem: name.stem + suffix, givenExtension: name.givenExtension, isExplicit: name.isExplicit)
+            return OutputName(stem: prefix(Substring(name.stem), maxBytes: room) + suffix, givenExtension: name.givenExtension,
+                              isExplicit: name.isExplicit)
         }
         // `out=x.jpg` → `x-1a2b3c4d.jpg`: the suffix goes before the extension the user chose.
-        return OutputName(stem: name.stem[..<dot] + suffix + name.stem[dot...], givenExtension: nil, isExplicit: true)
+        let ext = name.stem[dot...]
+        return OutputName(stem: prefix(name.stem[..<dot], maxBytes: max(0, room - ext.utf8.count)) + suffix + ext,
+                          givenExtension: nil, isExplicit: true)
     }
 }

@@ -40,20 +40,37 @@ final class NameClaims {
     /// Where a probe reads: `window` slots at a time, as (key, owner) pairs.
     private var buffer: [UInt64]
     private let seed: Int
+    /// A key's hash before its top bits are taken (tests give one that crowds homes together).
+    private let hash: (UInt64, Int) -> UInt64
+    /// Slots per read and write while the table doubles.
+    private let copyChunk: Int
+    /// A doubling that failed (a full disk) is tried again only once this many keys are claimed:
+    /// the table stays valid over three quarters full, only slower, and a retry per new name
+    /// would copy the whole table each time.
+    private var nextGrowth = 0
 
     static let slotBytes = 16
     /// Slots read per `pread` while probing: at three quarters full, an absent key's probe ends
     /// within 8.5 slots on average, so one read almost always settles it.
     static let window = 32
     /// Slots per read and write while the table doubles.
-    static let copyChunk = 8192
+    static let defaultCopyChunk = 8192
 
-    init(directory: String, initialBits: Int = 16) throws(DownloadError) {
+    /// `hash` replaces the seeded hash (tests), `copyChunk` the slots copied at a time.
+    init(directory: String, initialBits: Int = 16, copyChunk: Int = defaultCopyChunk,
+         hash: ((UInt64, Int) -> UInt64)? = nil) throws(DownloadError) {
         self.directory = directory
         bits = initialBits
+        self.copyChunk = copyChunk
         buffer = [UInt64](repeating: 0, count: 2 * Self.window)
         var generator = SystemRandomNumberGenerator()
         seed = Int.random(in: Int.min...Int.max, using: &generator)
+        self.hash = hash ?? { key, seed in
+            var hasher = Hasher()
+            hasher.combine(seed)
+            hasher.combine(key)
+            return UInt64(UInt(bitPattern: hasher.finalize()))
+        }
         descriptor = try Self.createFile(in: directory)
     }
 
@@ -79,7 +96,7 @@ final class NameClaims {
         if let held { return held == owner ? .claimed : .heldBy(held) }
         try write([key, UInt64(bitPattern: owner)], atSlot: slot)
         count += 1
-        if count > (3 << bits) / 4 { try grow() }
+        growIfFull()
         return .claimed
     }
 
@@ -91,17 +108,26 @@ final class NameClaims {
         try write([key, UInt64(bitPattern: owner)], atSlot: slot)
         if held == nil {
             count += 1
-            if count > (3 << bits) / 4 { try grow() }
+            growIfFull()
         }
     }
 
     // MARK: - Internals
 
     private func home(_ key: UInt64, bits: Int) -> Int {
-        var hasher = Hasher()
-        hasher.combine(seed)
-        hasher.combine(key)
-        return Int(UInt64(UInt(bitPattern: hasher.finalize())) >> UInt64(64 - bits))
+        Int(hash(key, seed) >> UInt64(64 - bits))
+    }
+
+    /// Doubles the table past three quarters full. A doubling that fails (its new file found no
+    /// room) leaves the table as it was, still valid; it is tried again after another eighth of
+    /// the table's slots have been claimed. The claim itself has been written either way.
+    private func growIfFull() {
+        guard count > (3 << bits) / 4, count >= nextGrowth else { return }
+        do {
+            try grow()
+        } catch {
+            nextGrowth = count + (1 << bits) / 8
+        }
     }
 
     /// The slot holding `key` and its owner, or the first empty slot from its home on.
@@ -137,14 +163,14 @@ final class NameClaims {
     private func grow() throws(DownloadError) {
         let newBits = bits + 1
         let target = try Self.createFile(in: directory)
-        var writer = SlotWriter(descriptor: target, chunkSlots: Self.copyChunk)
+        var writer = SlotWriter(descriptor: target, chunkSlots: copyChunk)
         var cluster: [(home: Int, key: UInt64, owner: UInt64)] = []
         func flushCluster() throws(DownloadError) {
             cluster.sort { $0.home < $1.home }
             for entry in cluster { try writer.put(key: entry.key, owner: entry.owner, home: entry.home) }
             cluster.removeAll(keepingCapacity: true)
         }
-        var chunk = [UInt64](repeating: 0, count: 2 * Self.copyChunk)
+        var chunk = [UInt64](repeating: 0, count: 2 * copyChunk)
         var offset = 0
         while true {
             let read = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0, at: offset) }

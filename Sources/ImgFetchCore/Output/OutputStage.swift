@@ -56,7 +56,6 @@ final class OutputStage: Sendable {
         }
         guard try placer.place(source, as: name, indexedNames: replaceable) == .saved else { return .existed }
         recorder?.record(name, stamp: placer.stamp(of: name), wasThere: false)
-        diskSpace.check()
         return .saved
     }
 
@@ -155,14 +154,14 @@ final class OutputStage: Sendable {
         do {
             result.handedOver = try OutputFile(output.file)
             result.status = .saved
-            // The body is in a temp file on the output's file system: see what room is left.
-            diskSpace.check()
         } catch {
             result.error = error
         }
         guard case .done(let subscribers) = registry.complete(key: key, transferID: transferID, item: nil,
                                                               isPlaced: { _ in true }) else { return }
         deliver(subscribers.map { ($0, result) }, afterIndexChanges: false)
+        // The body is in a temp file on the output's file system: see what room is left.
+        diskSpace.check()
     }
 
     /// The SHA-256 of the body `entry` stored: as recorded, or, for original bytes recorded
@@ -232,6 +231,9 @@ final class OutputStage: Sendable {
             switch registry.complete(key: key, transferID: transferID, item: item, isPlaced: { result(for: $0) != nil }) {
             case .done(let subscribers):
                 deliver(subscribers.map { ($0, result(for: $0) ?? failure) }, afterIndexChanges: true)
+                // Free space is looked at once the callers have their results: a trip here
+                // cancels what is still to come, never the item just placed.
+                diskSpace.check()
                 return
             case .morePending(let subscribers):
                 placeEach(subscribers)

@@ -205,6 +205,18 @@ final class FileNamerTests: XCTestCase {
         XCTAssertEqual(try namer.name(for: ParsedURL(second)).fileName(for: .jpeg), "cat-fbddefc958a4e8ff.jpg")
     }
 
+    func testALongerSuffixTakesItsBytesOffALongStem() throws {
+        // Both SHA-256s start with 4924b042, and the stem is the longest kept (200 bytes).
+        let stem = String(repeating: "x", count: 200)
+        var namer = FileNamer(scheme: .url)
+        _ = try namer.name(for: ParsedURL("http://example.com/first/\(stem).jpg"))
+        let eight = try namer.name(for: ParsedURL("http://example.com/d10838/\(stem).jpg")).fileName(for: .jpeg)
+        let sixteen = try namer.name(for: ParsedURL("http://example.com/d61425/\(stem).jpg")).fileName(for: .jpeg)
+        XCTAssertEqual(eight, stem + "-4924b042.jpg")
+        XCTAssertEqual(sixteen, String(repeating: "x", count: 192) + "-4924b042101adde3.jpg")
+        XCTAssertEqual(eight.utf8.count, sixteen.utf8.count, "no longer than an 8-digit name")
+    }
+
     func testNamesAreTheSameOnEveryRun() throws {
         let urls = [catA, catB, "http://example.com/c/cat.jpg", upperA, lowerA, "http://example.com/dir/"]
         func run() throws -> [String] {

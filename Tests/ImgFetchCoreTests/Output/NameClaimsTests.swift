@@ -37,17 +37,22 @@ final class NameClaimsTests: XCTestCase {
         XCTAssertNil(try claims.owner(of: 0xDEAD_BEEF_0000_0001))
     }
 
-    /// Keys whose homes fall together: clusters run past the last home slot into the file's
-    /// tail, and stay whole when the table doubles.
+    /// Keys whose homes fall together (a hash that puts every key in the table's last sixteenth):
+    /// clusters hundreds of slots long run past the last home slot into the file's tail, cross
+    /// the 8-slot copy chunks, and stay whole through every doubling.
     func testCrowdedClustersSurviveDoubling() throws {
-        let claims = try NameClaims(directory: scratch.path, initialBits: 4)
-        let keys = (1...5000).map { UInt64($0) }
+        let claims = try NameClaims(directory: scratch.path, initialBits: 4, copyChunk: 8) { key, _ in
+            UInt64.max - (key % 64) << 54
+        }
+        let keys = (1...3000).map { UInt64($0) }
         for key in keys { XCTAssertEqual(try claims.claim(key, for: Int64(key)), .claimed) }
         for key in keys { XCTAssertEqual(try claims.owner(of: key), Int64(key)) }
         for key in keys { XCTAssertEqual(try claims.claim(key, for: -1), .heldBy(Int64(key))) }
+        XCTAssertNil(try claims.owner(of: 3001))
+        XCTAssertEqual(claims.claimedCount, 3000)
     }
 
-    func testTheFileTakesNoNameAndNoMemoryBeyondOneWindow() throws {
+    func testTheFileHasNoName() throws {
         let claims = try NameClaims(directory: scratch.path)
         for key in 1...100_000 as ClosedRange<UInt64> { _ = try claims.claim(key &* 0x2545_F491_4F6C_DD1D, for: 1) }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "the claims file has no name")

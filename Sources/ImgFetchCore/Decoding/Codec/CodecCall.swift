@@ -15,11 +15,12 @@ enum CodecCall {
         if let failure { throw failure }
     }
 
-    /// The error for a CImageCodec status: read and write failures are filesystem errors, limits
-    /// are `tooLarge`, and everything about the data itself is `notAnImage`.
+    /// The error for a CImageCodec status: read and write failures are filesystem errors (a full
+    /// disk's are `diskFull`), limits are `tooLarge`, and everything about the data itself is `notAnImage`.
     static func error(status: Int32, message: String) -> DownloadError {
         switch status {
         case Int32(IMGCODEC_IO): DownloadError(.filesystem, message)
+        case Int32(IMGCODEC_NO_SPACE): DownloadError(.diskFull, message)
         case Int32(IMGCODEC_TOO_LARGE): DownloadError(.tooLarge, message)
         default: DownloadError(.notAnImage, message.isEmpty ? "invalid image" : message)
         }
