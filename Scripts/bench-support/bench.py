@@ -62,6 +62,7 @@ class Scenario:
     other_cpu: float | None = None     # median CPU seconds other processes used per run
     out_root: str | None = None        # where output directories go (default: output_root, on disk)
     warmup_lists: tuple[str, str] | None = None  # (urls, paths) for a shorter warm-up round
+    run_timeout: float = RUN_TIMEOUT   # seconds one run may take
 
 
 def output_root(bench_dir: str) -> str:
@@ -121,7 +122,7 @@ def run_scenario(scenario: Scenario, bench_dir: str, server: Server) -> None:
             command = tool.command(urls, paths, out)
             needs_dir = tool.kind == "fetch" or "-w" in command
             run = run_measured(command, output_dir=out if needs_dir else None, log_path=log,
-                               timeout=RUN_TIMEOUT, env=tool.env(), server=server)
+                               timeout=scenario.run_timeout, env=tool.env(), server=server)
             if run.exit_code != 0 and not run.note:
                 run.note = tool.explain(run.exit_code)
             if not needs_dir:
@@ -283,6 +284,7 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
         scenarios.append(
             Scenario(f"length-{label}", f"List length: {count:,} distinct URLs, no network", lists.length_list(count), "", 0,
                      [no_network], 1, 600, out_root=tmpfs_root(), warmup_lists=(lists.length_list(100_000), ""),
+                     run_timeout=1800,
                      notes=["`imgfetch LIST -o EMPTY --cache-policy only-if-cached --failures-are-data`: every line "
                             "fails as not cached without a request (exit 0 under --failures-are-data), so the run is "
                             "the per-line bookkeeping alone. One counted run, after a warm-up on the 0.1M list; peak RSS "
