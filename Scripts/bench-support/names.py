@@ -34,7 +34,7 @@ STEMS = ["cat", "Cat", "CAT", "image", "photo", "IMG_0001", "0", "index", "thumb
          "%E6%97%A5%E6%9C%AC", "x" * 230, ".hidden", "..", "x.tar", "name.jpeg", "logo", "download", "a%2Fb",
          "semi;colon", "cat-1a2b3c4d"]
 EXTENSIONS = [".jpg", ".JPG", ".jpeg", ".png", ".PNG", ".gif", ".webp", "", ".php", ".avif"]
-OUT_NAMES = ["cat.jpg", "keep", "photo.png", "x.JPG", "My Photo.webp", "cat"]
+OUT_NAMES = ["cat.jpg", "keep", "photo.png", "x.JPG", "My_Photo.webp", "cat"]
 SUFFIX = re.compile(r"-[0-9a-f]{8}(?:[0-9a-f]{8})?(?:\.|$)")
 
 
