@@ -17,7 +17,7 @@ final class NameClaimsTests: XCTestCase {
     func testClaimsMatchADictionaryThroughManyDoublings() throws {
         let claims = try NameClaims(directory: scratch.path, initialBits: 4)
         var model: [UInt64: Int64] = [:]
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for step in 0..<200_000 {
             // A key space of 60,000 keys: about a third of the claims hit a taken key.
             let key = step % 9973 == 0 ? 0 : generator.next() % 60_000 &* 0x9E37_79B9_7F4A_7C15
@@ -63,20 +63,5 @@ final class NameClaimsTests: XCTestCase {
             XCTAssertEqual((error as? DownloadError)?.kind, .filesystem)
             XCTAssertTrue("\(error)".contains("name claims"), "\(error)")
         }
-    }
-}
-
-/// SplitMix64: a seeded sequence, the same on every run.
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
