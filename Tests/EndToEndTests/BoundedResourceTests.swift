@@ -99,9 +99,7 @@ final class BoundedResourceTests: EndToEndTestCase {
     func testADiskThatFillsStopsTheDownloadsAndKeepsTheIndexWhole() throws {
         let disk = try SmallDisk(in: scratch, name: "full", size: "20m")
         defer { disk.unmount() }
-        let bodyBytes = try addNoise(60_000)
-        let urls = (0..<1000).map { server.url("/files/noise.jpg?\($0)") }
-        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        let (list, bodyBytes) = try noiseList()
         let concurrency = 8
         let result = try ImgFetchRunner.run([list, "-o", disk.path, "--no-decode", "-j", String(concurrency), "--jsonl",
                                              "--min-free", "0"])
@@ -147,9 +145,7 @@ final class BoundedResourceTests: EndToEndTestCase {
     func testMinFreeStopsBeforeTheDiskIsFull() throws {
         let disk = try SmallDisk(in: scratch, name: "min-free", size: "30m")
         defer { disk.unmount() }
-        let bodyBytes = try addNoise(60_000)
-        let urls = (0..<1000).map { server.url("/files/noise.jpg?\($0)") }
-        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        let (list, bodyBytes) = try noiseList()
 
         let cautious = try ImgFetchRunner.run([list, "-o", disk.path, "--no-decode", "-j", "8", "--min-free", "20M"])
         XCTAssertEqual(cautious.exitCode, 1, cautious.stderr)
@@ -185,13 +181,16 @@ final class BoundedResourceTests: EndToEndTestCase {
         XCTAssertLessThanOrEqual(kib * 1024, Self.memoryBound, "peak RSS \(kib) KiB for \(what)")
     }
 
-    /// A body of `bytes` that sniffs as JPEG, served at `/files/noise.jpg` (and its `?N` variants).
-    private func addNoise(_ bytes: Int) throws -> Int {
+    /// A list of 1000 distinct URLs of one 60 KB body that sniffs as JPEG (`/files/noise.jpg?N`),
+    /// and the body's size.
+    private func noiseList() throws -> (list: String, bodyBytes: Int) {
+        let bytes = 60_000
         var body = Data([0xFF, 0xD8, 0xFF, 0xE0])
         var generator = SystemRandomNumberGenerator()
         body.append(contentsOf: (0..<(bytes - 4)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         _ = try server.addFile("noise.jpg", body)
-        return bytes
+        let urls = (0..<1000).map { server.url("/files/noise.jpg?\($0)") }
+        return (try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n"), bytes)
     }
 
     private func jsonLines(_ text: String) throws -> [[String: Any]] {

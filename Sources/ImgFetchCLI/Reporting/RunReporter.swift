@@ -88,7 +88,7 @@ final class RunReporter: Sendable {
     /// The run is over: completes the report file and the gallery, and shows the summary (unless
     /// quiet or silenced). `diskFull`: why the run stopped downloading, when its disk filled up
     /// (said even when quiet: it is an error of the whole run).
-    func finish(seconds: Double, diskFull: DownloadError? = nil) -> RunSummary {
+    func finish(seconds: Double, diskFull: String? = nil) -> RunSummary {
         var summary = model.summary
         summary.seconds = seconds
         let reportError = reportFile?.finish()

@@ -88,9 +88,8 @@ struct RunSummary: Sendable, Equatable {
 
     /// What a run stopped by a full disk says beside its summary: the reason, how many items it
     /// cost, and what to do.
-    func diskFullLine(_ error: DownloadError) -> String {
+    func diskFullLine(_ reason: String) -> String {
         let count = failedByClass[.diskFull] ?? 0
-        let reason = error.message.hasPrefix("not downloaded: ") ? String(error.message.dropFirst(16)) : error.message
         return "stopped downloading: \(reason); \(count) item\(count == 1 ? "" : "s") failed with class disk-full. "
             + "Free some space (or lower --min-free) and run again: what was saved is kept and not fetched again"
     }

@@ -68,7 +68,7 @@ struct Run {
         // A signal during the last shard's upload, after every item was counted, ends as a signal does.
         let finalEnding = control.signalAfterCompletion.map { RunEnding.interrupted(signal: $0) } ?? ending
         for problem in shardProblems { reporter.warn(problem) }
-        let summary = reporter.finish(seconds: monotonicSeconds() - started, diskFull: downloader.diskSpace.failure)
+        let summary = reporter.finish(seconds: monotonicSeconds() - started, diskFull: downloader.diskSpace.reason)
         if options.failuresAreData {
             // After the deadline or EPIPE the worker exits 75 at once: its engine runs it again, and
             // draining a stdin that may never end would take the deadline's bound away.

@@ -20,7 +20,7 @@ public final class DiskSpaceGuard: Sendable {
     /// Bytes that must stay free; 0 looks at free space never (a full disk still trips).
     public let minimumFree: Int64
     private let tripped = Atomic<Bool>(false)
-    private let state = Mutex<(error: DownloadError?, onFull: (@Sendable (DownloadError) -> Void)?)>((nil, nil))
+    private let state = Mutex<(reason: String?, onFull: (@Sendable (DownloadError) -> Void)?)>((nil, nil))
     /// When free space may next be looked at (`DispatchTime` nanoseconds).
     private let nextCheck = Atomic<UInt64>(0)
 
@@ -40,13 +40,20 @@ public final class DiskSpaceGuard: Sendable {
     /// Whether the guard has tripped: no new transfer may start.
     public var isFull: Bool { tripped.load(ordering: .relaxed) }
 
+    /// Why the guard tripped ("the output's disk is full (cannot write …)"), once it has.
+    public var reason: String? { state.withLock { $0.reason } }
+
     /// The error every remaining item fails with, once tripped.
-    public var failure: DownloadError? { state.withLock { $0.error } }
+    public var failure: DownloadError? { reason.map(Self.failure) }
+
+    private static func failure(_ reason: String) -> DownloadError {
+        DownloadError(.diskFull, "not downloaded: " + reason)
+    }
 
     /// Trips on an error of class `disk-full` (a write that failed with ENOSPC or EDQUOT).
     public func note(_ error: DownloadError?) {
         guard let error, error.kind == .diskFull, !isFull else { return }
-        trip(DownloadError(.diskFull, "not downloaded: the output's disk is full (\(error.message))"))
+        trip("the output's disk is full (\(error.message))")
     }
 
     /// Looks at free space, unless it was looked at less than `checkInterval` ago; trips when
@@ -60,20 +67,20 @@ public final class DiskSpaceGuard: Sendable {
         guard now >= due, nextCheck.compareExchange(expected: due, desired: now + Self.checkInterval, ordering: .relaxed).exchanged
         else { return true }
         guard let available = Self.availableBytes(at: path), available < minimumFree else { return true }
-        trip(DownloadError(.diskFull, "not downloaded: \(ByteCount.format(available)) free on the output's file system "
-            + "(\(path)), below --min-free \(ByteCount.format(minimumFree))"))
+        trip("\(ByteCount.format(available)) free on the output's file system (\(path)), below --min-free "
+            + ByteCount.format(minimumFree))
         return false
     }
 
-    /// Trips the guard with `error` (the first trip wins).
-    func trip(_ error: DownloadError) {
+    /// Trips the guard for `reason` (the first trip wins).
+    private func trip(_ reason: String) {
         let handler: (@Sendable (DownloadError) -> Void)? = state.withLock { state in
-            guard state.error == nil else { return nil }
-            state.error = error
+            guard state.reason == nil else { return nil }
+            state.reason = reason
             tripped.store(true, ordering: .relaxed)
             return state.onFull
         }
-        handler?(error)
+        handler?(Self.failure(reason))
     }
 
     /// Bytes an unprivileged process may still write on `path`'s file system (`f_bavail`); nil if unknown.

@@ -148,7 +148,7 @@ final class NameClaims {
     private func readWindow(at slot: Int) throws(DownloadError) {
         let bytes = Self.window * Self.slotBytes
         let count = buffer.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0, at: slot * Self.slotBytes) }
-        guard count >= 0 else { throw failure("read") }
+        guard count >= 0 else { throw readFailure() }
         if count < bytes {
             buffer.withUnsafeMutableBytes { _ = memset($0.baseAddress! + count, 0, bytes - count) }
         }
@@ -156,7 +156,7 @@ final class NameClaims {
 
     private func write(_ words: [UInt64], atSlot slot: Int) throws(DownloadError) {
         let code = words.withUnsafeBytes { FileDescriptorIO.writeAll(descriptor, $0, at: slot * Self.slotBytes) }
-        if let code { throw failure("write", code) }
+        if let code { throw Self.writeFailure(code) }
     }
 
     /// Doubles the table: one pass over the old file, one front-to-back write of the new one.
@@ -176,7 +176,7 @@ final class NameClaims {
             let read = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0, at: offset) }
             guard read >= 0 else {
                 close(target)
-                throw failure("read")
+                throw readFailure()
             }
             // The file is written in whole slots, so a read ends on a slot's edge but at the end.
             let slots = read / Self.slotBytes
@@ -242,9 +242,8 @@ final class NameClaims {
         }
     }
 
-    private func failure(_ operation: String, _ code: Int32 = errno) -> DownloadError {
-        operation == "write" ? Self.writeFailure(code)
-            : DownloadError(.filesystem, "cannot \(operation) the name claims in \(directory): \(Errno.describe(code))")
+    private func readFailure() -> DownloadError {
+        DownloadError(.filesystem, "cannot read the name claims in \(directory): \(Errno.describe())")
     }
 
     fileprivate static func writeFailure(_ code: Int32) -> DownloadError {
