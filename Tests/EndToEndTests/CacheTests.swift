@@ -230,6 +230,29 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertEqual(try outputData("copy.jpg"), changed, "the index's old copy was replaced, not skipped")
     }
 
+    func testACopyServedLaterInTheRunKeepsItsFileWhenA304ConfirmedIt() throws {
+        _ = try addStaleJPEG()
+        let url = server.url("/files/a.jpg")
+        XCTAssertEqual(try fetch([url, url + " out=copy.jpg"]).exitCode, 0)
+        let copy = try FileManager.default.attributesOfItem(atPath: outputDirectory + "/copy.jpg")
+
+        // As above, the copy's line comes after the URL's revalidation (a 304) finished.
+        let input = Pipe()
+        let running = try RunningImgFetch(["-", "-o", outputDirectory, "--jsonl"], input: input)
+        input.fileHandleForWriting.write(Data((url + "\n").utf8))
+        XCTAssertTrue(eventually { (try? String(contentsOfFile: running.stdoutPath, encoding: .utf8))?.contains("a.jpg") == true })
+        input.fileHandleForWriting.write(Data((url + " out=copy.jpg\n").utf8))
+        try input.fileHandleForWriting.close()
+        let second = try running.wait()
+        XCTAssertEqual(second.exitCode, 0, second.stderr)
+        let statuses = second.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.map { $0["status"] as? String }
+        XCTAssertEqual(statuses, ["skipped", "skipped"], "the copy the 304 confirmed is kept, not written again")
+        let after = try FileManager.default.attributesOfItem(atPath: outputDirectory + "/copy.jpg")
+        XCTAssertEqual(after[.systemFileNumber] as? Int, copy[.systemFileNumber] as? Int, "copy.jpg was replaced")
+    }
+
     func testAnotherSaveAsIsNotServedFromOriginals() throws {
         _ = try addStaleJPEG()
         let url = server.url("\(maxAge)/files/a.jpg")

@@ -196,7 +196,7 @@ final class OutputStage: Sendable {
                                             httpStatus: 304, httpVersion: response.httpVersion)
         failure.format = entry.format
         placeForEveryCaller(key: key, transferID: transferID, format: entry.format, failure: failure, isIndexed: true,
-                            replaceable: entry.fileNames) { name, _ in
+                            replaceable: entry.fileNames, confirmed: entry.files) { name, _ in
             var result = fromIndex(name, entry: entry, source: source, outcome: .revalidated, attempts: response.attempts)
             result.httpStatus = 304
             result.httpVersion = response.httpVersion
@@ -209,7 +209,8 @@ final class OutputStage: Sendable {
     /// placed somewhere can serve later requests of the URL; if every placement failed, a later
     /// request fetches it again rather than inherit another name's error.
     private func placeForEveryCaller(key: String, transferID: Int, format: ImageFormat, failure: DownloadResult, isIndexed: Bool,
-                                     replaceable: Set<String>, place: (OutputName, String) -> DownloadResult) {
+                                     replaceable: Set<String>, confirmed: [CacheEntry.File] = [],
+                                     place: (OutputName, String) -> DownloadResult) {
         var placed: [String: DownloadResult] = [:]
         var first: DownloadResult?
         func result(for subscriber: Subscriber) -> DownloadResult? { placed[fileName(subscriber.name, format: format)] }
@@ -226,7 +227,8 @@ final class OutputStage: Sendable {
         placeEach(registry.subscribers(of: key, transferID: transferID))
         while true {
             let item = first.map {
-                FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed, replaceableNames: replaceable)
+                FinishedItem(result: $0, outputPath: $0.paths.first, isIndexed: isIndexed, replaceableNames: replaceable,
+                             confirmedFiles: confirmed)
             }
             switch registry.complete(key: key, transferID: transferID, item: item, isPlaced: { result(for: $0) != nil }) {
             case .done(let subscribers):
@@ -259,8 +261,9 @@ final class OutputStage: Sendable {
         let failure = { (error: DownloadError) in
             DownloadResult.failed(error, attempts: first.attempts, httpStatus: first.httpStatus, httpVersion: first.httpVersion)
         }
+        let isThere = item.confirmedFiles.contains { $0.name == name && $0.matches(placer.stamp(of: name)) }
         let served = result(first, name: name, failure: failure) { () throws(DownloadError) in
-            try put(.file(at: source), as: name, replaceable: item.replaceableNames, recorder: recorder)
+            try put(.file(at: source), as: name, replaceable: item.replaceableNames, isThere: isThere, recorder: recorder)
         }
         // The first caller's entry may still wait for its commit: so does this result.
         deliver([(subscriber, served)], afterIndexChanges: item.isIndexed, coalesced: true)

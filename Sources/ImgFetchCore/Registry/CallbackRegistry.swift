@@ -149,4 +149,7 @@ struct FinishedItem: Sendable {
     var isIndexed = false
     /// File names the index gave the URL before this run's response: they may be replaced.
     var replaceableNames: Set<String> = []
+    /// The URL's indexed files when a 304 confirmed their body: a later caller whose name is one
+    /// of them, still as indexed, keeps it (skipped) instead of getting a copy (saved).
+    var confirmedFiles: [CacheEntry.File] = []
 }
