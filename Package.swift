@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The C targets' release builds check buffer sizes where the compiler knows them (glibc's
+// _FORTIFY_SOURCE, as Debian builds its own C code; lintian asks for it).
+let hardenedC: [CSetting] = [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]
+
 let package = Package(
     name: "imgfetch",
     products: [
@@ -31,17 +35,19 @@ let package = Package(
         // A C target gets its system libraries' pkg-config flags but not their module maps' `link`
         // lines, and one pkg-config name covers one library: the rest are linked here.
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG", "CWebP", "CGIF", "CAVIF", "CTIFF"],
+                cSettings: hardenedC,
                 linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("avif")]),
         .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents", "CFileSystem"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
-        .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning", "CProcessArguments"]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec"]),
         .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI", "ImgFetchCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
-        .target(name: "CMallocTuning"),
-        .target(name: "CThreadName"),
-        .target(name: "CSocketEvents"),
-        .target(name: "CFileSystem"),
+        .target(name: "CMallocTuning", cSettings: hardenedC),
+        .target(name: "CProcessArguments", cSettings: hardenedC),
+        .target(name: "CThreadName", cSettings: hardenedC),
+        .target(name: "CSocketEvents", cSettings: hardenedC),
+        .target(name: "CFileSystem", cSettings: hardenedC),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,16 +3,23 @@
 Kubernetes and Slurm would, on one machine, and checks that every URL of the shared list is
 fetched exactly once across the shards and reported exactly once.
 
-    .venv-tests/bin/python Scripts/check-deploy.py --imgfetch .build/debug/imgfetch
+    .venv-tests/bin/python Scripts/check-deploy.py --imgfetch BINARY [--image IMAGE]
+
+BINARY is the packaged one (Scripts/package; the tests run this under Scripts/without-toolchain,
+as on a machine without Swift), IMAGE the container image `Scripts/package --image` built.
 
 Kubernetes: for K = 0..completions-1, the container's command and args with `$(VAR)` expanded,
 in an environment of only the container's `env` and JOB_COMPLETION_INDEX=K (as the Job controller
-sets it), the volumes' mount paths mapped to local directories. Slurm: the script run by bash for
+sets it), the volumes mounted at their paths. With --image, each pod is a podman container of
+IMAGE, as the pod's securityContext says (its user and group; fsGroup owns the output volume);
+the manifest must name that image. Without it, the container's command runs BINARY directly, the
+mount paths mapped to local directories. Slurm: the script run by bash for
 each task of `#SBATCH --array`, with the SLURM_ARRAY_* variables Slurm sets and imgfetch on PATH.
 A local HTTP server serves the images and counts the requests. Needs PyYAML (in .venv-tests).
 """
 import argparse
 import http.server
+import json
 import os
 import re
 import shutil
@@ -71,17 +78,31 @@ def check(label, server, urls, outputs, failures):
     return problems
 
 
-def run_kubernetes(imgfetch, list_path, scratch, server, urls):
+def run_kubernetes(imgfetch, image, list_path, scratch, server, urls):
     with open(os.path.join(ROOT, "deploy/k8s/indexed-job.yaml")) as f:
         job = yaml.safe_load(f)
     spec = job["spec"]
     assert spec["completionMode"] == "Indexed"
-    container = spec["template"]["spec"]["containers"][0]
+    pod = spec["template"]["spec"]
+    container = pod["containers"][0]
     count = spec["completions"]
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
     local = {mounts["list"]: os.path.dirname(list_path), mounts["out"]: os.path.join(scratch, "k8s")}
     os.makedirs(local[mounts["out"]])
     failures, outputs = [], []
+    if image:
+        named = container["image"]
+        if named.rsplit(":", 1)[0] != image.rsplit(":", 1)[0] or \
+                named.rsplit(":", 1)[-1] != image.rsplit(":", 1)[-1].removesuffix("-dirty"):
+            failures.append(f"the manifest runs {named}, not the image Scripts/package built ({image})")
+        security = pod.get("securityContext", {})
+        user, group = security.get("runAsUser"), security.get("runAsGroup")
+        if not security.get("runAsNonRoot") or not user:
+            failures.append("the pod does not run as a non-root user (securityContext)")
+        # What fsGroup does to a volume: the group owns it and may write it.
+        if security.get("fsGroup") is not None:
+            os.chown(local[mounts["out"]], -1, security["fsGroup"])
+            os.chmod(local[mounts["out"]], 0o2775)
     for index in range(count):
         env = {e["name"]: e["value"] for e in container.get("env", [])}
         env["JOB_COMPLETION_INDEX"] = str(index)
@@ -95,16 +116,26 @@ def run_kubernetes(imgfetch, list_path, scratch, server, urls):
                     text = path + text[len(mount):]
             return text
 
-        argv = [expand(a) for a in container["command"] + container.get("args", [])]
-        argv[0] = imgfetch if argv[0] == "imgfetch" else argv[0]
-        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        if image:
+            def variables(text):
+                return re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), text)
+            argv = ["podman", "run", "--rm", "--network", "host", "--user", f"{user}:{group or user}",
+                    "--entrypoint", json.dumps(container["command"])]
+            argv += [a for name, value in env.items() for a in ("--env", f"{name}={value}")]
+            argv += ["--volume", f"{local[mounts['list']]}:{mounts['list']}:ro", "--volume", f"{local[mounts['out']]}:{mounts['out']}"]
+            argv += [image] + [variables(a) for a in container.get("args", [])]
+            done = subprocess.run(argv, capture_output=True, text=True)
+        else:
+            argv = [expand(a) for a in container["command"] + container.get("args", [])]
+            argv[0] = imgfetch if argv[0] == "imgfetch" else argv[0]
+            done = subprocess.run(argv, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             failures.append(f"pod {index} exited {done.returncode}: {done.stderr.strip()[-300:]}")
         outputs.append(expand(f"{mounts['out']}/part-{index}"))
     return check("kubernetes", server, urls, outputs, failures)
 
 
-def run_slurm(imgfetch, list_path, scratch, server, urls):
+def run_slurm(imgfetch, image, list_path, scratch, server, urls):
     script = os.path.join(ROOT, "deploy/slurm/fetch.sbatch")
     with open(script) as f:
         text = f.read()
@@ -132,6 +163,7 @@ def run_slurm(imgfetch, list_path, scratch, server, urls):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--imgfetch", required=True)
+    parser.add_argument("--image", help="the container image to run the Kubernetes pods in (podman)")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="imgfetch-deploy-")
     try:
@@ -151,11 +183,12 @@ def main():
             list_path = os.path.join(data, "urls.txt")
             with open(list_path, "w") as f:
                 f.write("\n".join(urls) + "\n")
-            problems += runner(os.path.abspath(args.imgfetch), list_path, os.path.join(scratch, runner.__name__), server, urls)
+            problems += runner(os.path.abspath(args.imgfetch), args.image, list_path, os.path.join(scratch, runner.__name__), server, urls)
             server.shutdown()
         for problem in problems:
             print(f"check-deploy: {problem}", file=sys.stderr)
-        print("check-deploy: " + ("FAILED" if problems else f"ok: {URLS} URLs, each fetched once, under both"))
+        pods = f" (the pods in {args.image})" if args.image else ""
+        print("check-deploy: " + ("FAILED" if problems else f"ok: {URLS} URLs, each fetched once, under both{pods}"))
         return 1 if problems else 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

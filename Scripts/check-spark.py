@@ -22,6 +22,12 @@ failed task tried up to 3 times) against nginx on loopback, with the real imgfet
    imgfetch reads them, files output.
 7. Worker options the job sets itself, a usage error, and another --partitions than the output
    was written with: each stops the job before it starts.
+8. -o s3://…: the shards in a real S3 server (moto), read back whole; a second run makes no request.
+9. With --toolchain DIR (the Swift toolchain, hidden from this process and everything it starts:
+   Scripts/without-toolchain): the executors cannot see DIR, and the job runs there on Spark's
+   local-cluster (executors in JVMs of their own, to which the binary is shipped), with the
+   packaged binary. A binary that needs the toolchain (--toolchain-bound, a `swift build` one) is
+   refused before Spark starts.
 Prints one line per check; exits 1 at the first that fails.
 """
 import argparse
@@ -163,7 +169,10 @@ def main():
     global IMGFETCH
     parser = argparse.ArgumentParser()
     parser.add_argument("--imgfetch", required=True)
-    IMGFETCH = os.path.abspath(parser.parse_args().imgfetch)
+    parser.add_argument("--toolchain", help="the Swift toolchain's directory, hidden from this run (check 9)")
+    parser.add_argument("--toolchain-bound", help="an imgfetch that needs the toolchain, to be refused (check 9)")
+    options = parser.parse_args()
+    IMGFETCH = os.path.abspath(options.imgfetch)
     scratch = tempfile.mkdtemp(prefix="check-spark-")
     nginx = Nginx(f"{scratch}/nginx")
     from pyspark.sql import SparkSession
@@ -172,12 +181,16 @@ def main():
              .config("spark.sql.shuffle.partitions", "4").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     try:
-        checks(spark, nginx, scratch)
+        try:
+            checks(spark, nginx, scratch)
+        finally:
+            spark.stop()
+        if options.toolchain:
+            check_without_toolchain(nginx, scratch, options.toolchain, options.toolchain_bound)
     except Failed as failure:
         print(f"check-spark: FAILED: {failure}")
         return 1
     finally:
-        spark.stop()
         nginx.stop()
         shutil.rmtree(scratch, ignore_errors=True)
     print("check-spark: all checks passed")
@@ -431,6 +444,37 @@ def check_object_store(spark, nginx, scratch):
         store.wait(timeout=30)
     print(f"check-spark: 8. -o s3://: 200 samples in {len(tars)} shards in the store, read back whole; "
           "a second run: 0 image requests, the same rows")
+
+
+def check_without_toolchain(nginx, scratch, toolchain, toolchain_bound):
+    """9. Executors without the toolchain, on local-cluster; a toolchain-bound binary refused."""
+    from pyspark.sql import SparkSession
+    list_path = f"{scratch}/cluster.txt"
+    with open(list_path, "w") as out:
+        out.write("".join(nginx.url(f"/i/p-{n:04d}.jpg") + "\n" for n in range(5000, 5200)))
+    if toolchain_bound:
+        try:
+            spark_fetch.parse_args([list_path, "-o", f"{scratch}/bound", "--imgfetch", toolchain_bound])
+            check(False, f"{toolchain_bound}, which needs the toolchain, was accepted")
+        except SystemExit as stop:
+            check(stop.code == 2, f"a toolchain-bound binary: exit {stop.code}")
+    spark = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("check-spark-cluster")
+             .config("spark.ui.enabled", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        seen = spark.sparkContext.parallelize(range(2), 2).pipe(
+            shlex.join(["/bin/sh", "-c", 'test -e "$0/bin/swift" && echo visible || echo hidden', toolchain])).collect()
+        check(seen == ["hidden", "hidden"], f"the executors see the toolchain at {toolchain}: {seen}")
+        args = job([list_path], f"{scratch}/cluster", 2, ["--output-format", "webdataset", "--shard-samples", "50"])
+        spark_fetch.run(args, spark)
+        rows = results(spark, args)
+        check(len(rows) == 200 and all(r["status"] == "saved" for r in rows),
+              f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
+        check_shards(args.output, 200)
+    finally:
+        spark.stop()
+    print(f"check-spark: 9. on local-cluster with {toolchain} hidden from the executors: 200 rows saved by the "
+          "packaged binary, tars whole" + ("; a toolchain-bound binary refused before Spark starts" if toolchain_bound else ""))
 
 
 def kill_mid_shard(part, killed):

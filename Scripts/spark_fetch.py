@@ -32,6 +32,7 @@ import os
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -111,6 +112,63 @@ class CurlURL:
             self.lib.curl_url_cleanup(handle)
 
 
+
+
+# The shared libraries of the Swift runtime: a binary that loads one runs only beside the toolchain
+# that built it (`swift build` without --static-swift-stdlib), and an executor has none.
+SWIFT_RUNTIME = re.compile(r"^(libswift|libFoundation|lib_Foundation|libdispatch\.so|libBlocksRuntime\.so)")
+
+
+def needed_libraries(path):
+    """The shared libraries an ELF executable names (DT_NEEDED), read from its section headers;
+    None when the file is not a 64-bit little-endian ELF file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4:6] != b"\x02\x01":
+        return None
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQI", data, shoff + i * shentsize) for i in range(shnum)]
+    needed = []
+    for _, kind, _, _, offset, size, link in sections:
+        if kind != 6:  # SHT_DYNAMIC; sh_link names its string table
+            continue
+        strings = sections[link][4]
+        for at in range(offset, offset + size, 16):
+            tag, value = struct.unpack_from("<qQ", data, at)
+            if tag == 0:
+                break
+            if tag == 1:  # DT_NEEDED
+                start = strings + value
+                needed.append(data[start:data.index(b"\0", start)].decode("utf-8", "replace"))
+    return needed
+
+
+def shipped_binary(name):
+    """The imgfetch binary to ship to the executors: NAME (a path, or a command looked up on PATH
+    as a shell would), or imgfetch on PATH. Refused (exit 2), before Spark starts, when it would not
+    run on an executor: one built by `swift build` loads the Swift runtime from the toolchain that
+    built it."""
+    def refuse(message):
+        print(f"spark-fetch: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    found = (name if "/" in name else shutil.which(name)) if name else shutil.which("imgfetch")
+    if not found:
+        refuse(f"{f'--imgfetch {name}: no such command on PATH' if name else 'no imgfetch on PATH'}; install the "
+               "package (apt install ./imgfetch_VERSION_amd64.deb, made by Scripts/package), or give --imgfetch the "
+               "path of bin/imgfetch from its tarball")
+    if not os.path.isfile(found) or not os.access(found, os.X_OK):
+        refuse(f"--imgfetch {found}: not an executable file")
+    needed = needed_libraries(found)
+    if needed is None:
+        refuse(f"--imgfetch {found}: not a 64-bit Linux executable (ELF)")
+    runtime = [library for library in needed if SWIFT_RUNTIME.match(library)]
+    if runtime:
+        refuse(f"{found} needs the Swift runtime ({', '.join(runtime[:3])}), which the executors do not have: ship "
+               "the self-contained binary that Scripts/package builds instead (--imgfetch with the path of bin/imgfetch "
+               "from its tarball, or install its .deb and leave --imgfetch out)")
+    return os.path.abspath(found)
 
 
 def shard_of(text, count):
@@ -342,9 +400,7 @@ def check_passed_options(options):
 def preflight(args):
     """Runs the worker's options once on the driver, on an empty list: a usage error (exit 2),
     which every task would repeat, stops the job before it starts."""
-    binary = args.imgfetch or shutil.which("imgfetch")
-    if not binary:
-        return
+    binary = args.imgfetch
     with tempfile.TemporaryDirectory(prefix="spark-fetch-") as scratch:
         prefix = ["--shard-prefix", "part-00000-"] if webdataset(args) else []
         output = ["-o", args.output + "/part-00000" if args.store else os.path.join(scratch, "out"),
@@ -372,8 +428,9 @@ def parse_args(argv):
     parser.add_argument("--caption-column")
     parser.add_argument("--key-column")
     parser.add_argument("--shard-by", choices=["url", "host"], default="url")
-    parser.add_argument("--imgfetch", help="the imgfetch binary to ship to the workers (sc.addFile); "
-                        "default: imgfetch on the workers' PATH")
+    parser.add_argument("--imgfetch", help="the imgfetch binary to ship to the workers (sc.addFile): a path, or a command "
+                        "on PATH; default: imgfetch on PATH (the installed package's). A binary that needs the Swift "
+                        "toolchain is refused")
     parser.add_argument("--master", help="Spark's master (default: spark-submit's, or local[*,4]: a failed task is "
                         "tried 4 times, as on a cluster)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
@@ -384,6 +441,7 @@ def parse_args(argv):
         passed = []
     args = parser.parse_args(argv)
     check_passed_options(passed)
+    args.imgfetch = shipped_binary(args.imgfetch)
     args.imgfetch_options = passed
     if args.partitions is not None and not 1 <= args.partitions <= 1_000_000:
         parser.error("--partitions must be from 1 to 1000000")
@@ -444,9 +502,8 @@ def partition_lines(spark, args, files, count):
     if __name__ != "__main__":
         # Imported (by a test, or another job): the workers need the module the functions are in.
         sc.addPyFile(os.path.abspath(__file__))
-    if args.imgfetch:
-        sc.addFile(os.path.abspath(args.imgfetch))
-    binary_name = os.path.basename(args.imgfetch) if args.imgfetch else None
+    sc.addFile(args.imgfetch)
+    binary_name = os.path.basename(args.imgfetch)
     ordered = placed_lines(spark, args, files, count)
     places = {}
 
@@ -456,7 +513,7 @@ def partition_lines(spark, args, files, count):
         # Set here, before the pipe's feeder thread starts on the generator: the task's main
         # thread may ask for the worker's first result line before the feeder has run at all.
         kept = places[index] = (array("q"), array("q"), array("q"))
-        binary = SparkFiles.get(binary_name) if binary_name else shutil.which("imgfetch") or "imgfetch"
+        binary = SparkFiles.get(binary_name)
 
         def lines():
             yield f"{index:05d}"

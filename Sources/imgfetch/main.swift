@@ -1,4 +1,5 @@
 import CMallocTuning
+import CProcessArguments
 import Glibc
 import ImgFetchCLI
 
@@ -6,4 +7,6 @@ import ImgFetchCLI
 // set peaked at 99 MiB with glibc's defaults (see CMallocTuning).
 CMallocTuning_shareDecodeMemoryAcrossThreads()
 
-exit(ImgFetchCommand.run(Array(CommandLine.arguments.dropFirst())))
+// The arguments as main got them, not CommandLine.arguments, which needs /proc (see CProcessArguments).
+let arguments = (1..<max(1, Int(CProcessArguments_count()))).map { String(cString: CProcessArguments_at(Int32($0))) }
+exit(ImgFetchCommand.run(arguments))

@@ -3,9 +3,10 @@ import XCTest
 
 /// Issue 20: lists of any length in constant memory, and a full disk that stops the run.
 ///
-/// The long-list tests run the release binary (`IMGFETCH_RELEASE_BINARY`, which `Scripts/test`
-/// builds): the debug build takes four times as long a line, and two million lines are what
-/// tells constant memory from the old claims (about 40 bytes a line) apart.
+/// The long-list tests run the packaged release binary (`IMGFETCH_PACKAGED_BINARY`, which
+/// `Scripts/test` builds with `Scripts/package`): the debug build takes four times as long a
+/// line, and two million lines are what tells constant memory from the old claims (about 40 bytes
+/// a line) apart.
 final class BoundedResourceTests: EndToEndTestCase {
     /// The peak RSS the README promises, whatever the list's length.
     static let memoryBound = 64 << 20
@@ -168,9 +169,9 @@ final class BoundedResourceTests: EndToEndTestCase {
     // MARK: - Helpers
 
     private func releaseBinary() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["IMGFETCH_RELEASE_BINARY"],
+        guard let path = ProcessInfo.processInfo.environment["IMGFETCH_PACKAGED_BINARY"],
               FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("IMGFETCH_RELEASE_BINARY is not set (Scripts/test builds and sets it)")
+            throw XCTSkip("IMGFETCH_PACKAGED_BINARY is not set (Scripts/test builds and sets it)")
         }
         return path
     }

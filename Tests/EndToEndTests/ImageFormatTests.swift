@@ -5,53 +5,16 @@ import XCTest
 /// encoder from one sample photo: every valid image is saved verified with its size, every broken
 /// one fails with its decoder's reason and leaves no file, and every one converts to PNG.
 final class ImageFormatTests: EndToEndTestCase {
-    /// The sample photo as a PPM, and its size.
-    private var ppm: URL!
-    private var size: (width: Int, height: Int) = (0, 0)
+    private var samples: EveryFormat!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        let names = try server.addSamples(count: 1, seed: 5)
-        let photo = server.root.appendingPathComponent(try XCTUnwrap(names.first { $0.hasSuffix(".jpg") }))
-        ppm = server.root.appendingPathComponent("photo.ppm")
-        try shell("djpeg -ppm '\(photo.path)' > '\(ppm.path)'")
-        let image = try XCTUnwrap(NetpbmImage(Data(contentsOf: ppm)))
-        size = (image.width, image.height)
-    }
-
-    /// Runs `command` with bash in the served directory; fails the test on a non-zero exit.
-    @discardableResult
-    private func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "set -euo pipefail; " + command]
-        process.currentDirectoryURL = server.root
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: command + ": " + text]) }
-        return text
-    }
-
-    /// Encodes the sample into every format (each with its library's own tool).
-    private func makeFormats() throws -> [String: String] {
-        try shell("pnmtopng photo.ppm > photo.png")
-        try shell("cwebp -quiet -q 80 photo.png -o lossy.webp")
-        try shell("cwebp -quiet -lossless photo.png -o lossless.webp")
-        try shell("pnmflip -lr photo.ppm | pnmtopng > flipped.png && img2webp -o anim.webp -lossy photo.png flipped.png 2>/dev/null")
-        try shell("avifenc -s 10 photo.png photo.avif > /dev/null")
-        try shell("ppm2tiff -c lzw photo.tif < photo.ppm || ppm2tiff -c lzw photo.ppm photo.tif")
-        try shell("ppmtobmp photo.ppm > photo.bmp 2>/dev/null")
-        try shell("pnmquant 256 photo.ppm 2>/dev/null | pamtogif > photo.gif 2>/dev/null")
-        return ["lossy.webp": "webp", "lossless.webp": "webp", "anim.webp": "webp", "photo.avif": "avif", "photo.tif": "tiff",
-                "photo.bmp": "bmp", "photo.gif": "gif", "photo.png": "png"]
+        samples = try EveryFormat(servedBy: server)
     }
 
     func testEveryFormatIsVerifiedAndBrokenOnesFail() throws {
-        let formats = try makeFormats()
+        let formats = samples.formats
+        let size = (width: samples.width, height: samples.height)
         let data = { (name: String) in try Data(contentsOf: self.server.root.appendingPathComponent(name)) }
         let webp = try data("lossy.webp"), gif = try data("photo.gif"), bmp = try data("photo.bmp"), avif = try data("photo.avif")
         var fake = Data("RIFF".utf8) + Data([200, 0, 0, 0]) + Data("WEBP".utf8)
@@ -101,18 +64,18 @@ final class ImageFormatTests: EndToEndTestCase {
     }
 
     func testEveryFormatConvertsToPNG() throws {
-        let formats = try makeFormats()
+        let formats = samples.formats
         let urls = formats.keys.sorted().map { server.url("/files/" + $0) + " out=" + $0.replacingOccurrences(of: ".", with: "-") + ".png" }
         let result = try fetch(urls, ["--save-as", "png"])
         XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)
         for name in formats.keys {
             let file = URL(fileURLWithPath: outputDirectory).appendingPathComponent(name.replacingOccurrences(of: ".", with: "-") + ".png")
             let image = try XCTUnwrap(try NetpbmImage.reference("pngtopam", [], file: file), name)
-            XCTAssertEqual(image.width, size.width, name)
-            XCTAssertEqual(image.height, size.height, name)
+            XCTAssertEqual(image.width, samples.width, name)
+            XCTAssertEqual(image.height, samples.height, name)
         }
         // Lossless sources come out exactly as the sample.
-        let sample = try XCTUnwrap(NetpbmImage(Data(contentsOf: ppm)))
+        let sample = try XCTUnwrap(NetpbmImage(Data(contentsOf: samples.ppm)))
         for name in ["lossless-webp.png", "photo-tif.png", "photo-bmp.png", "photo-png.png"] {
             let file = URL(fileURLWithPath: outputDirectory).appendingPathComponent(name)
             XCTAssertEqual(try NetpbmImage.reference("pngtopam", [], file: file), sample, name)

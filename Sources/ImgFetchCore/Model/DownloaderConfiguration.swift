@@ -6,8 +6,15 @@ import Glibc
 /// Defaults are the command line's (the option defaults in docs/ARCHITECTURE.md), which follow
 /// SDWebImageDownloader where it has one: a 15 s timeout, 6 connections per host.
 public struct DownloaderConfiguration: Sendable {
-    /// The version string reported by `--version` and sent in the default User-Agent.
-    public static let version = "0.1.0"
+    /// The version string reported by `--version` and sent in the default User-Agent. A release
+    /// built from a tree with uncommitted changes says so (`Scripts/package` defines
+    /// `IMGFETCH_DIRTY_TREE`), as its package's version does.
+    public static let version = "0.1.0" + buildMark
+    #if IMGFETCH_DIRTY_TREE
+    private static let buildMark = "+dirty"
+    #else
+    private static let buildMark = ""
+    #endif
 
     /// Directory that receives temp files and finished images. Must exist.
     public var outputDirectory: String

@@ -1,0 +1,20 @@
+#include <stddef.h>
+#include "process_arguments.h"
+
+static int captured_count;
+static char **captured_vector;
+
+// glibc calls the executable's constructors with main's own (argc, argv, envp), before main.
+__attribute__((constructor)) static void capture(int argc, char **argv, char **envp) {
+    (void)envp;
+    captured_count = argc;
+    captured_vector = argv;
+}
+
+int CProcessArguments_count(void) {
+    return captured_count;
+}
+
+const char *CProcessArguments_at(int index) {
+    return index >= 0 && index < captured_count ? captured_vector[index] : NULL;
+}
