@@ -289,6 +289,20 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                             "fails as not cached without a request (exit 0 under --failures-are-data), so the run is "
                             "the per-line bookkeeping alone. One counted run, after a warm-up on the 0.1M list; peak RSS "
                             "is the figure that matters."]))
+    # Issue 31: the shipped binary links the Swift runtime in; the same commit with the runtime loaded
+    # from the toolchain's shared libraries, in the same alternating rounds.
+    if args.dynamic_imgfetch:
+        dynamic = args.dynamic_imgfetch
+        scenarios.append(
+            Scenario("runtime", f"Static against dynamic Swift runtime: the small set, {small_n} × 640×480", small_urls,
+                     small_paths, small_n,
+                     [Imgfetch(fetch, "imgfetch (static runtime)"), Imgfetch(dynamic, "imgfetch (dynamic runtime)"),
+                      Imgfetch(fetch, "imgfetch --no-decode (static runtime)", ("--no-decode",)),
+                      Imgfetch(dynamic, "imgfetch --no-decode (dynamic runtime)", ("--no-decode",))],
+                     counted, 150,
+                     notes=["One commit, two builds: `Scripts/package --binary` (`--static-swift-stdlib`, stripped: the "
+                            "binary every artifact ships) and `swift build -c release` (the Swift runtime's shared "
+                            "libraries loaded from the toolchain). The four ran in the same alternating rounds."]))
     wanted = set(args.only.split(",")) if args.only else None
     if wanted and "length" in wanted:
         wanted |= {"length-0.1M", "length-1M", "length-10M"}
@@ -301,11 +315,14 @@ def _interrupt(signum, frame):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--imgfetch", required=True)
+    parser.add_argument("--imgfetch", required=True, help="the binary under test: the release one, the Swift runtime "
+                        "linked in (Scripts/package --binary)")
+    parser.add_argument("--dynamic-imgfetch", help="the same commit built by plain `swift build -c release` (the Swift "
+                        "runtime loaded from the toolchain), for the runtime scenario's A/B")
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,length,names,rerun,version, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,length,names,rerun,version,runtime, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")
@@ -363,14 +380,16 @@ def main() -> int:
         # The runs' outputs on disk were kept until now (see discard_output).
         OUTPUT_FS.release()
         shutil.rmtree(os.path.join(output_root(bench_dir), ".trash"), ignore_errors=True)
-    version = (None, "")
+    version, dynamic_version = (None, ""), (None, "")
     if not args.only or "version" in args.only.split(","):
         version = version_time(args.imgfetch, bench_dir)
+        if args.dynamic_imgfetch:
+            dynamic_version = version_time(args.dynamic_imgfetch, bench_dir)
     meta = report.machine_info()
     meta.update(date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
                 mode="quick" if args.quick else "full", elapsed=time.monotonic() - began,
                 load_before=load_before, versions=versions(args.imgfetch, os.path.join(bench_dir, "venv")),
-                version_ms=version[0], version_method=version[1],
+                version_ms=version[0], version_method=version[1], dynamic_version_ms=dynamic_version[0],
                 rerun_lines=rerun.render(rerun_results, corpus_age if rerun_results else None),
                 names_lines=names.render(names_result),
                 wan_error=wan_error)
