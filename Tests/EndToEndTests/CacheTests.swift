@@ -218,13 +218,7 @@ final class CacheTests: EndToEndTestCase {
         let changed = try changeServedJPEG()
 
         // The second line arrives after the first finished: it is served from the run's memory of the URL.
-        let input = Pipe()
-        let running = try RunningImgFetch(["-", "-o", outputDirectory], input: input)
-        input.fileHandleForWriting.write(Data((url + "\n").utf8))
-        XCTAssertTrue(eventually { (try? String(contentsOfFile: running.stdoutPath, encoding: .utf8))?.contains("a.jpg") == true })
-        input.fileHandleForWriting.write(Data((url + " out=copy.jpg\n").utf8))
-        try input.fileHandleForWriting.close()
-        let second = try running.wait()
+        let second = try fetchCopyAfterTheURLFinished(url)
         XCTAssertEqual(second.exitCode, 0, second.stderr)
         XCTAssertEqual(try outputData("a.jpg"), changed)
         XCTAssertEqual(try outputData("copy.jpg"), changed, "the index's old copy was replaced, not skipped")
@@ -237,13 +231,7 @@ final class CacheTests: EndToEndTestCase {
         let copy = try FileManager.default.attributesOfItem(atPath: outputDirectory + "/copy.jpg")
 
         // As above, the copy's line comes after the URL's revalidation (a 304) finished.
-        let input = Pipe()
-        let running = try RunningImgFetch(["-", "-o", outputDirectory, "--jsonl"], input: input)
-        input.fileHandleForWriting.write(Data((url + "\n").utf8))
-        XCTAssertTrue(eventually { (try? String(contentsOfFile: running.stdoutPath, encoding: .utf8))?.contains("a.jpg") == true })
-        input.fileHandleForWriting.write(Data((url + " out=copy.jpg\n").utf8))
-        try input.fileHandleForWriting.close()
-        let second = try running.wait()
+        let second = try fetchCopyAfterTheURLFinished(url, ["--jsonl"])
         XCTAssertEqual(second.exitCode, 0, second.stderr)
         let statuses = second.stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
@@ -342,6 +330,17 @@ final class CacheTests: EndToEndTestCase {
 
     /// A JPEG at /files/a.jpg whose Last-Modified is a day ahead: no heuristic freshness, so an
     /// entry without Cache-Control is stale however slowly the test runs.
+    /// Runs `imgfetch - -o OUT ARGS` on `url`, then, once its result is out, `url out=copy.jpg`.
+    private func fetchCopyAfterTheURLFinished(_ url: String, _ arguments: [String] = []) throws -> Execution {
+        let input = Pipe()
+        let running = try RunningImgFetch(["-", "-o", outputDirectory] + arguments, input: input)
+        input.fileHandleForWriting.write(Data((url + "\n").utf8))
+        XCTAssertTrue(eventually { (try? String(contentsOfFile: running.stdoutPath, encoding: .utf8))?.contains("a.jpg") == true })
+        input.fileHandleForWriting.write(Data((url + " out=copy.jpg\n").utf8))
+        try input.fileHandleForWriting.close()
+        return try running.wait()
+    }
+
     private func addStaleJPEG() throws -> Data {
         let data = try addJPEG("a.jpg")
         try server.setModificationDate(of: "a.jpg", daysAgo: -1)
