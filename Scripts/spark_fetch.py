@@ -120,28 +120,36 @@ SWIFT_RUNTIME = re.compile(r"^(libswift|libFoundation|lib_Foundation|libdispatch
 
 
 def needed_libraries(path):
-    """The shared libraries an ELF executable names (DT_NEEDED), read from its section headers;
-    None when the file is not a 64-bit little-endian ELF file."""
+    """The shared libraries an ELF executable names (DT_NEEDED), read as the loader reads them:
+    the PT_DYNAMIC segment, its string table found through the PT_LOAD segments. None when the file
+    is not a 64-bit little-endian ELF executable, or is damaged."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] != b"\x7fELF" or data[4:6] != b"\x02\x01":
         return None
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQI", data, shoff + i * shentsize) for i in range(shnum)]
-    needed = []
-    for _, kind, _, _, offset, size, link in sections:
-        if kind != 6:  # SHT_DYNAMIC; sh_link names its string table
-            continue
-        strings = sections[link][4]
-        for at in range(offset, offset + size, 16):
-            tag, value = struct.unpack_from("<qQ", data, at)
-            if tag == 0:
-                break
-            if tag == 1:  # DT_NEEDED
-                start = strings + value
-                needed.append(data[start:data.index(b"\0", start)].decode("utf-8", "replace"))
-    return needed
+    try:
+        phoff, = struct.unpack_from("<Q", data, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+        # (p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz)
+        segments = [struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize) for i in range(phnum)]
+        dynamic = next(((offset, size) for kind, _, offset, _, _, size in segments if kind == 2), None)  # PT_DYNAMIC
+        if dynamic is None:
+            return []  # statically linked: it names no library
+        entries = [struct.unpack_from("<qQ", data, at) for at in range(dynamic[0], dynamic[0] + dynamic[1], 16)]
+        entries = entries[:next((i for i, (tag, _) in enumerate(entries) if tag == 0), len(entries))]
+        address = next(value for tag, value in entries if tag == 5)  # DT_STRTAB, a virtual address
+
+        def file_offset(virtual):
+            for kind, _, offset, vaddr, _, size in segments:
+                if kind == 1 and vaddr <= virtual < vaddr + size:  # PT_LOAD
+                    return offset + virtual - vaddr
+            raise ValueError("an address outside every segment")
+
+        strings = file_offset(address)
+        return [data[strings + value:data.index(b"\0", strings + value)].decode("utf-8", "replace")
+                for tag, value in entries if tag == 1]  # DT_NEEDED
+    except (struct.error, ValueError, StopIteration):
+        return None
 
 
 def shipped_binary(name):
@@ -162,12 +170,13 @@ def shipped_binary(name):
         refuse(f"--imgfetch {found}: not an executable file")
     needed = needed_libraries(found)
     if needed is None:
-        refuse(f"--imgfetch {found}: not a 64-bit Linux executable (ELF)")
+        refuse(f"--imgfetch {found}: not a 64-bit Linux executable (ELF), or a damaged one")
     runtime = [library for library in needed if SWIFT_RUNTIME.match(library)]
     if runtime:
         refuse(f"{found} needs the Swift runtime ({', '.join(runtime[:3])}), which the executors do not have: ship "
-               "the self-contained binary that Scripts/package builds instead (--imgfetch with the path of bin/imgfetch "
-               "from its tarball, or install its .deb and leave --imgfetch out)")
+               "the release binary that Scripts/package builds instead, which links it in (install its .deb on every "
+               "node and leave --imgfetch out, or give --imgfetch bin/imgfetch of its tarball where the libraries the "
+               ".deb depends on are installed)")
     return os.path.abspath(found)
 
 

@@ -26,6 +26,18 @@ final class PackageTests: EndToEndTestCase {
             .replacingOccurrences(of: "imgfetch:\(releaseVersion)", with: "imgfetch:" + packaged.version.replacingOccurrences(of: "+", with: "-"))
     }
 
+    /// A directory for a clean root's `/work`: the artifacts as `Scripts/package` left them (the
+    /// .deb, the tarball, SHA256SUMS) and `urls.txt`, a list of two sample images on the test
+    /// server; returns it, with the images' names.
+    private func stageArtifacts() throws -> (URL, [String]) {
+        let work = scratch.file("root-work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        for file in [packaged.deb, packaged.tarball, packaged.dist.appendingPathComponent("SHA256SUMS")] {
+            try FileManager.default.copyItem(at: file, to: work.appendingPathComponent(file.lastPathComponent))
+        }
+        return (work, try writeSampleList(in: work))
+    }
+
     /// A list of two sample images on the test server, as `urls.txt` in `directory`.
     private func writeSampleList(in directory: URL) throws -> [String] {
         let names = try server.addSamples(count: 1, seed: 3)
@@ -170,17 +182,16 @@ final class PackageTests: EndToEndTestCase {
     func testTheDebianPackageInstallsOnACleanDebianRootAsTheReadmeSays() throws {
         let section = try PackagedArtifacts.readmeSection("## Install")
         let commands = PackagedArtifacts.commands(in: section)
+        let check = try XCTUnwrap(commands.first { $0.hasPrefix("sha256sum ") }, section)
         let install = try XCTUnwrap(commands.first { $0.hasPrefix("apt install ./imgfetch_") }, section)
         let example = try XCTUnwrap(commands.first { $0.hasPrefix("imgfetch ") }, section)
         XCTAssertEqual(example, "imgfetch urls.txt -o pics", "the README's first example")
 
-        let work = scratch.file("root-work")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: packaged.deb, to: work.appendingPathComponent(packaged.deb.lastPathComponent))
-        let names = try writeSampleList(in: work)
+        let (work, names) = try stageArtifacts()
         let run = try PackagedArtifacts.inCleanRoot(work, """
             if command -v swift; then echo 'swift is here'; exit 3; fi
             if dpkg-query -W -f '${Package}\\n' | grep -- '-dev$'; then echo 'a -dev package is here'; exit 3; fi
+            \(check)
             echo Y | \(asBuilt(install)) > apt.log 2>&1 || { cat apt.log; exit 4; }  # Y: the user's answer
             \(example)
             echo "exit $?"
@@ -211,10 +222,7 @@ final class PackageTests: EndToEndTestCase {
         XCTAssertTrue(prose.contains("glibc \(libc) or later"), "the README names glibc \(libc): \(prose)")
 
         // On a clean root with those libraries (installed by apt from the package's Depends, without it).
-        let work = scratch.file("root-work")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: packaged.tarball, to: work.appendingPathComponent(packaged.tarball.lastPathComponent))
-        let names = try writeSampleList(in: work)
+        let (work, names) = try stageArtifacts()
         let libraries = depends.stdout.split(separator: ",").map { $0.split(separator: " ").first.map(String.init) ?? "" }
         let run = try PackagedArtifacts.inCleanRoot(work, """
             apt-get install -y --no-install-recommends \(libraries.joined(separator: " ")) > apt.log 2>&1 || { cat apt.log; exit 4; }

@@ -30,10 +30,10 @@ struct PackagedArtifacts {
 
     static let root = TestServer.packageRoot
 
-    /// The Swift toolchain's directory, as `Scripts/without-toolchain` finds it.
+    /// The Swift toolchain's directory that `Scripts/without-toolchain` hides.
     static var toolchain: String {
         get throws {
-            let found = try ImgFetchRunner.runShell("dirname \"$(dirname \"$(readlink -f \"$(command -v swift)\")\")\"")
+            let found = try ImgFetchRunner.run(["--print"], executable: root.appendingPathComponent("Scripts/without-toolchain"))
             return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
