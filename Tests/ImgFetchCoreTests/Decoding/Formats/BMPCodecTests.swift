@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 import XCTest
 @testable import ImgFetchCore
 

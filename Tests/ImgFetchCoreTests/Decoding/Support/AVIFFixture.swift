@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 
 /// Fixture AVIFs made by libavif's own encoder (aom; `imgcodec_test_encode_avif`), including the
 /// lying and oversized shapes the decoder must refuse.

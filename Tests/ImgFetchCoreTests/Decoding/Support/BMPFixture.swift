@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 
 /// A fixture BMP made by the codec's own test encoder (`imgcodec_test_encode_bmp`; no BMP library
 /// is trusted), with the pixels a correct decoder must produce.

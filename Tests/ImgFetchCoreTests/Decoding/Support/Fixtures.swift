@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 import XCTest
 
 /// Test images generated through CImageCodec's fixture encoders, so no binary fixtures are checked in.

@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 
 /// A fixture GIF described in Swift, encoded by giflib's own encoder (`imgcodec_test_encode_gif`),
 /// with the pixels a correct decoder must produce computed here from the GIF specification.

@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 
 /// A fixture TIFF written by libtiff itself (`imgcodec_test_encode_tiff`), with the pixels a correct
 /// decoder must produce for the layouts the codec reads natively.

@@ -1,4 +1,5 @@
 import CImageCodec
+import CImageCodecFixtures
 
 /// Fixture WebPs made by libwebp's own encoders (`imgcodec_test_encode_webp*`) and by the codec's
 /// hand-built chunk writers for the hostile shapes libwebp will not encode.
