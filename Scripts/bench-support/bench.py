@@ -274,7 +274,7 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                  "on loopback", small_urls, small_paths, small_n, [default, ImgfetchS3(fetch, root)], min(counted, 3), 120,
                  notes=["`imgfetch LIST -o s3://bench/RUN --work-dir OUT` against `imgfetch LIST -o OUT`: the same "
                         "fetch, then every file uploaded (signed PUT with the file's SHA-256, one per file, 8 upload "
-                        "threads) to moto's S3 server (`Scripts/s3-test.py serve`, Python, checking every signature), "
+                        "threads) to moto's S3 server (`Scripts/test-support/s3_store.py serve`, Python, checking every signature), "
                         "addressed directly. imgfetch's CPU is its own process's; the server's CPU is in the "
                         "machine's other CPU. At most 3 counted runs."]))
     # Issue 20: the cost of a list's length alone. No request is made (only-if-cached into an

@@ -201,7 +201,7 @@ class SparkFetch(Tool):
 
 class ImgfetchS3(Imgfetch):
     """imgfetch -o s3://BUCKET/PREFIX into a real S3 server on loopback: moto's, checking every
-    signature (Scripts/s3-test.py serve, from the tests' venv), addressed directly. The work
+    signature (Scripts/test-support/s3_store.py serve, from the tests' venv), addressed directly. The work
     directory is the run's output directory, so its files are counted as for `-o DIR`."""
 
     def __init__(self, binary: str, root: str):
@@ -217,7 +217,7 @@ class ImgfetchS3(Imgfetch):
     def _start(self) -> dict[str, str]:
         if self.store is None:
             process = subprocess.Popen([os.path.join(self.root, ".venv-tests", "bin", "python"),
-                                        os.path.join(self.root, "Scripts", "s3-test.py"), "serve", "--bucket", "bench",
+                                        os.path.join(self.root, "Scripts", "test-support", "s3_store.py"), "serve", "--bucket", "bench",
                                         "--log", os.devnull, "--faults", os.devnull],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             self.store = json.loads(process.stdout.readline())

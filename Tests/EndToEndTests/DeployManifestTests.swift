@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 
 /// `deploy/k8s/indexed-job.yaml` and `deploy/slurm/fetch.sbatch`, run as their engines would
-/// (`Scripts/check-deploy.py`): every URL of the shared list fetched exactly once across the
+/// (`Scripts/test-support/check_deploy.py`): every URL of the shared list fetched exactly once across the
 /// shards. The Kubernetes pods run in the image `Scripts/package --image` built, the Slurm tasks
-/// the packaged binary, where the Swift toolchain cannot be seen (`Scripts/without-toolchain`).
+/// the packaged binary, where the Swift toolchain cannot be seen (`Scripts/test-support/without-toolchain`).
 final class DeployManifestTests: XCTestCase {
     func testTheManifestsWorkersCoverTheListExactlyOnce() throws {
         let packaged = try PackagedArtifacts()
@@ -14,9 +14,9 @@ final class DeployManifestTests: XCTestCase {
         let podmanRuns = try ImgFetchRunner.runShell("podman run --rm '\(image)' --version").exitCode == 0
         if !podmanRuns { print("DeployManifestTests: podman cannot run containers here; the pods run the packaged binary") }
         let run = try ImgFetchRunner.run([root.appendingPathComponent(".venv-tests/bin/python").path,
-                                          root.appendingPathComponent("Scripts/check-deploy.py").path,
+                                          root.appendingPathComponent("Scripts/test-support/check_deploy.py").path,
                                           "--imgfetch", packaged.binary.path] + (podmanRuns ? ["--image", image] : []),
-                                         executable: root.appendingPathComponent("Scripts/without-toolchain"))
+                                         executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"))
         XCTAssertEqual(run.exitCode, 0, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("each fetched once, under both" + (podmanRuns ? " (the pods in \(image))" : "")), run.stdout)
     }

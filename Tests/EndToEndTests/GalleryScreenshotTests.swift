@@ -3,7 +3,7 @@ import XCTest
 
 /// A real browser renders a real run's gallery from `file://`: headless Chromium
 /// (`Scripts/install-deps --with-browser`; skipped without it) takes a screenshot through
-/// `Scripts/browser-screenshot`, with no network but loopback, and the picture must show the
+/// `Scripts/test-support/browser-screenshot`, with no network but loopback, and the picture must show the
 /// thumbnails: a page whose relative links were broken renders its frame and text only.
 final class GalleryScreenshotTests: EndToEndTestCase {
     /// Whether `chromium` is on the PATH.
@@ -12,10 +12,10 @@ final class GalleryScreenshotTests: EndToEndTestCase {
         return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/chromium") }
     }
 
-    /// Runs `Scripts/browser-screenshot PAGE OUT WIDTH,HEIGHT`.
+    /// Runs `Scripts/test-support/browser-screenshot PAGE OUT WIDTH,HEIGHT`.
     private func screenshot(_ page: String, to out: URL, width: Int, height: Int) throws -> Execution {
         try ImgFetchRunner.run([page, out.path, "\(width),\(height)"],
-                               executable: TestServer.packageRoot.appendingPathComponent("Scripts/browser-screenshot"))
+                               executable: TestServer.packageRoot.appendingPathComponent("Scripts/test-support/browser-screenshot"))
     }
 
     func testChromiumRendersTheGalleryWithItsThumbnails() throws {

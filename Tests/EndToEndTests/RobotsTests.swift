@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// `--robots` against the test server, which serves `/robots.txt` from its root (see
-/// `Scripts/testserver.py`): rules applied with no request for a disallowed URL, one fetch per
+/// `Scripts/test-support/test_server.py`): rules applied with no request for a disallowed URL, one fetch per
 /// host and then the cache index, and RFC 9309's answers to a missing, failing or looping file.
 final class RobotsTests: EndToEndTestCase {
     private func jsonResults(_ execution: Execution) throws -> [String: [String: Any]] {

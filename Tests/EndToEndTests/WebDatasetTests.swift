@@ -55,7 +55,7 @@ final class WebDatasetTests: EndToEndTestCase {
                                            "000001_stats.json", "000002.jsonl", "000002.tar", "000002_stats.json"])
 
         let tars = (0...2).map { shard(String(format: "%06d.tar", $0)) }
-        let read = try ImgFetchRunner.run([TestServer.packageRoot.appendingPathComponent("Scripts/read-shards.py").path] + tars,
+        let read = try ImgFetchRunner.run([TestServer.packageRoot.appendingPathComponent("Scripts/test-support/read_shards.py").path] + tars,
                                           executable: TestServer.packageRoot.appendingPathComponent(".venv-tests/bin/python"))
         XCTAssertEqual(read.exitCode, 0, read.stderr)
         let samples = try jsonLines(read.stdout)

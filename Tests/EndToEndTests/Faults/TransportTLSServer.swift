@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A `Scripts/testserver.py` run with `--tls-cert/--tls-key`: one loopback port that speaks HTTPS
+/// A `Scripts/test-support/test_server.py` run with `--tls-cert/--tls-key`: one loopback port that speaks HTTPS
 /// to a client that starts a TLS handshake and plain HTTP to any other, so `https://127.0.0.1:PORT`
 /// and `http://127.0.0.1:PORT` differ in the scheme alone. Its certificate is self-signed for
 /// 127.0.0.1 (`SelfSignedCertificate.shared`); `certificateFile` doubles as a `--cacert`.
@@ -23,7 +23,7 @@ final class TransportTLSServer {
         logFile = root.appendingPathComponent("requests.jsonl")
 
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestServer.packageRoot.appendingPathComponent("Scripts/testserver.py").path,
+        process.arguments = ["python3", TestServer.packageRoot.appendingPathComponent("Scripts/test-support/test_server.py").path,
                              "--root", files.path, "--log", logFile.path, "--max-seconds", "600",
                              "--tls-cert", certificate.certificateFile, "--tls-key", certificate.keyFile]
         let output = Pipe()

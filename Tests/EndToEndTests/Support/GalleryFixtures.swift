@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The images of `Scripts/gallery-fixtures.py` (a JPEG with EXIF orientation, PNGs with alpha and
+/// The images of `Scripts/test-support/gallery_fixtures.py` (a JPEG with EXIF orientation, PNGs with alpha and
 /// 16-bit samples, WebP, GIF, an SVG and a broken JPEG), made once per test process and copied
 /// into each test's server directory.
 enum GalleryFixtures {
@@ -16,14 +16,14 @@ enum GalleryFixtures {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-gallery-fixtures-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestServer.packageRoot.appendingPathComponent("Scripts/gallery-fixtures.py").path, directory.path]
+        process.arguments = ["python3", TestServer.packageRoot.appendingPathComponent("Scripts/test-support/gallery_fixtures.py").path, directory.path]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0, printed.split(separator: "\n").map(String.init) == names else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "gallery-fixtures.py failed: \(printed)"])
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "gallery_fixtures.py failed: \(printed)"])
         }
         return directory
     }

@@ -30,24 +30,24 @@ struct PackagedArtifacts {
 
     static let root = TestServer.packageRoot
 
-    /// The Swift toolchain's directory that `Scripts/without-toolchain` hides.
+    /// The Swift toolchain's directory that `Scripts/test-support/without-toolchain` hides.
     static var toolchain: String {
         get throws {
-            let found = try ImgFetchRunner.run(["--print"], executable: root.appendingPathComponent("Scripts/without-toolchain"))
+            let found = try ImgFetchRunner.run(["--print"], executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"))
             return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
 
-    /// Runs `executable ARGUMENTS` where the Swift toolchain cannot be seen (`Scripts/without-toolchain`).
+    /// Runs `executable ARGUMENTS` where the Swift toolchain cannot be seen (`Scripts/test-support/without-toolchain`).
     static func withoutToolchain(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Execution {
         try ImgFetchRunner.run([executable.path] + arguments, in: directory,
-                               executable: root.appendingPathComponent("Scripts/without-toolchain"))
+                               executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"))
     }
 
-    /// Runs `command` with bash as root in a fresh minimal Debian 12 root (`Scripts/clean-root`),
+    /// Runs `command` with bash as root in a fresh minimal Debian 12 root (`Scripts/test-support/clean-root`),
     /// in `directory` (its `/work`); a skip when there is no such root to be had (offline).
     static func inCleanRoot(_ directory: URL, _ command: String) throws -> Execution {
-        let run = try ImgFetchRunner.run([directory.path, command], executable: root.appendingPathComponent("Scripts/clean-root"))
+        let run = try ImgFetchRunner.run([directory.path, command], executable: root.appendingPathComponent("Scripts/test-support/clean-root"))
         if run.exitCode == 77 {
             throw XCTSkip(run.stderr.split(separator: "\n").last.map(String.init) ?? "no Debian root")
         }

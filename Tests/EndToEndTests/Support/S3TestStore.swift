@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A real S3-compatible store on loopback (`Scripts/s3-test.py serve`: moto's server, checking
+/// A real S3-compatible store on loopback (`Scripts/test-support/s3_store.py serve`: moto's server, checking
 /// signatures unless `auth` is false, behind a proxy that logs and can fail requests), with one
 /// bucket. `environment` is what imgfetch needs to reach it; `objects` reads it back with boto3.
 final class S3TestStore {
@@ -16,7 +16,7 @@ final class S3TestStore {
     private let stdin: Pipe
 
     static var python: URL { TestServer.packageRoot.appendingPathComponent(".venv-tests/bin/python") }
-    static var script: String { TestServer.packageRoot.appendingPathComponent("Scripts/s3-test.py").path }
+    static var script: String { TestServer.packageRoot.appendingPathComponent("Scripts/test-support/s3_store.py").path }
 
     /// With `tls`, the endpoint is https, with `certificate` (which doubles as its CA file).
     init(bucket: String = "pics", auth: Bool = true, tls certificate: SelfSignedCertificate? = nil) throws {
@@ -158,7 +158,7 @@ final class S3TestStore {
         let run = try ImgFetchRunner.run([Self.script] + arguments + ["--store", store, "--bucket", bucket],
                                          environment: ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey],
                                          executable: Self.python)
-        guard run.exitCode == 0 else { throw TestServerError.didNotStart("s3-test.py \(arguments.first ?? ""): \(run.stderr)") }
+        guard run.exitCode == 0 else { throw TestServerError.didNotStart("s3_store.py \(arguments.first ?? ""): \(run.stderr)") }
         return run
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A running `Scripts/testserver.py` on a free loopback port, serving a fresh temp directory,
+/// A running `Scripts/test-support/test_server.py` on a free loopback port, serving a fresh temp directory,
 /// with its request log. Stopped (and its directory removed) by `stop()`.
 final class TestServer {
     let root: URL
@@ -18,7 +18,7 @@ final class TestServer {
         logFile = root.appendingPathComponent(".requests.jsonl")
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.packageRoot.appendingPathComponent("Scripts/testserver.py").path,
+        process.arguments = ["python3", Self.packageRoot.appendingPathComponent("Scripts/test-support/test_server.py").path,
                              "--root", root.path, "--log", logFile.path, "--bind", bind, "--max-seconds", "600"]
         let output = Pipe()
         process.standardOutput = output
@@ -56,7 +56,7 @@ final class TestServer {
     func addSamples(count: Int = 3, seed: Int = 1) throws -> [String] {
         let maker = Process()
         maker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        maker.arguments = ["python3", Self.packageRoot.appendingPathComponent("Scripts/make-samples.py").path,
+        maker.arguments = ["python3", Self.packageRoot.appendingPathComponent("Scripts/test-support/make_samples.py").path,
                            root.path, "--count", String(count), "--seed", String(seed)]
         try maker.run()
         maker.waitUntilExit()

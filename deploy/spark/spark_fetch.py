@@ -3,7 +3,7 @@
 
     Scripts/spark-fetch urls.txt -o /shared/out --partitions 64 -- --output-format webdataset
     Scripts/spark-fetch urls.txt -o s3://bucket/photos --results /shared/photos.parquet -- --output-format webdataset
-    spark-submit --master yarn Scripts/spark_fetch.py s3a://b/urls.parquet --input-format parquet \\
+    spark-submit --master yarn deploy/spark/spark_fetch.py s3a://b/urls.parquet --input-format parquet \\
         --url-column url -o /shared/out --imgfetch /opt/imgfetch/bin/imgfetch
 
 The flow, one direction (docs/CLUSTER.md has the reasons):

@@ -2,7 +2,7 @@
 """Write a small set of varied, good-looking images (and two bad files) for --gallery tests and
 for docs/gallery.png.
 
-    gallery-fixtures.py OUTDIR
+    gallery_fixtures.py OUTDIR
 
 Prints the names it wrote, one per line. Pixels are computed here (gradients and shapes, no
 noise, so the same files come out every time) and encoded by the image libraries' own tools:

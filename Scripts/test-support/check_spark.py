@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The Spark job's end-to-end checks: Scripts/spark_fetch.py on Spark's local[2,3] (2 cores, a
+"""The Spark job's end-to-end checks: deploy/spark/spark_fetch.py on Spark's local[2,3] (2 cores, a
 failed task tried up to 3 times) against nginx on loopback, with the real imgfetch binary.
 
-    .venv-spark/bin/python Scripts/check-spark.py --imgfetch .build/debug/imgfetch
+    .venv-spark/bin/python Scripts/test-support/check_spark.py --imgfetch .build/debug/imgfetch
 
 1. A list of 2000 URLs (some that libcurl rewrites) and bad lines (one with a lone CR), 4
    partitions, WebDataset shards: one result row per item with its list line, partition K holds
@@ -24,7 +24,7 @@ failed task tried up to 3 times) against nginx on loopback, with the real imgfet
    was written with: each stops the job before it starts.
 8. -o s3://…: the shards in a real S3 server (moto), read back whole; a second run makes no request.
 9. With --toolchain DIR (the Swift toolchain, hidden from this process and everything it starts:
-   Scripts/without-toolchain): the executors cannot see DIR, and the job runs there on Spark's
+   Scripts/test-support/without-toolchain): the executors cannot see DIR, and the job runs there on Spark's
    local-cluster (executors in JVMs of their own, to which the binary is shipped), with the
    packaged binary. A binary that needs the toolchain (--toolchain-bound, a `swift build` one) is
    refused before Spark starts.
@@ -47,8 +47,8 @@ import threading
 import time
 from collections import Counter
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Scripts"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "deploy", "spark"))
 import spark_fetch  # noqa: E402
 
 NGINX_CONF = """
@@ -380,9 +380,8 @@ def checks(spark, nginx, scratch):
 
 
 def check_object_store(spark, nginx, scratch):
-    """8. -o s3://…: a real S3 server (moto, checking signatures; Scripts/s3-test.py in .venv-tests)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    python, tool = f"{root}/.venv-tests/bin/python", f"{root}/Scripts/s3-test.py"
+    """8. -o s3://…: a real S3 server (moto, checking signatures; Scripts/test-support/s3_store.py in .venv-tests)."""
+    python, tool = f"{ROOT}/.venv-tests/bin/python", f"{ROOT}/Scripts/test-support/s3_store.py"
     store = subprocess.Popen([python, tool, "serve", "--bucket", "spark", "--log", f"{scratch}/s3.log",
                               "--faults", f"{scratch}/s3-faults.json"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

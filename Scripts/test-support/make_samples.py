@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a small, deterministic set of real, valid images for demos and tests.
 
-    make-samples.py OUTDIR [--count N] [--seed S]
+    make_samples.py OUTDIR [--count N] [--seed S]
 
 Writes N PNGs (sample-01.png ...) and N JPEGs (photo-01.jpg ...) into OUTDIR
 (created if missing). PNGs are encoded in pure Python (zlib + struct) and cycle

@@ -3,9 +3,9 @@
 Kubernetes and Slurm would, on one machine, and checks that every URL of the shared list is
 fetched exactly once across the shards and reported exactly once.
 
-    .venv-tests/bin/python Scripts/check-deploy.py --imgfetch BINARY [--image IMAGE]
+    .venv-tests/bin/python Scripts/test-support/check_deploy.py --imgfetch BINARY [--image IMAGE]
 
-BINARY is the packaged one (Scripts/package; the tests run this under Scripts/without-toolchain,
+BINARY is the packaged one (Scripts/package; the tests run this under Scripts/test-support/without-toolchain,
 as on a machine without Swift), IMAGE the container image `Scripts/package --image` built.
 
 Kubernetes: for K = 0..completions-1, the container's command and args with `$(VAR)` expanded,
@@ -31,7 +31,7 @@ from collections import Counter
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 URLS = 60
 
 
@@ -169,7 +169,7 @@ def main():
     try:
         samples = os.path.join(scratch, "samples")
         os.makedirs(samples)
-        subprocess.run([sys.executable, os.path.join(ROOT, "Scripts/make-samples.py"), samples, "--count", "1"],
+        subprocess.run([sys.executable, os.path.join(ROOT, "Scripts/test-support/make_samples.py"), samples, "--count", "1"],
                        check=True, capture_output=True)
         body = open(os.path.join(samples, sorted(n for n in os.listdir(samples) if n.endswith(".jpg"))[0]), "rb").read()
         problems = []

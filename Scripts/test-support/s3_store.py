@@ -3,7 +3,7 @@
 
 Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/install-deps).
 
-    s3-test.py serve --bucket NAME [--no-auth] [--tls-cert PEM --tls-key PEM] --log FILE --faults FILE
+    s3_store.py serve --bucket NAME [--no-auth] [--tls-cert PEM --tls-key PEM] --log FILE --faults FILE
         Starts moto's S3 server, and in front of it a proxy that logs every request and can
         fail some. Prints one JSON line on stdout and serves until stdin closes:
           {"endpoint": "http://127.0.0.1:PORT", "store": "http://127.0.0.1:PORT2",
@@ -25,10 +25,10 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         A rule may give its own "status", "body" (sent instead of a SlowDown error),
         "headers" (an object of extra response headers) and "delay" (seconds to wait first).
 
-    s3-test.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
-    s3-test.py get   --store URL --bucket NAME --key K --out FILE
-    s3-test.py put   --store URL --bucket NAME --key K --file FILE
-    s3-test.py delete --store URL --bucket NAME --key K
+    s3_store.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
+    s3_store.py get   --store URL --bucket NAME --key K --out FILE
+    s3_store.py put   --store URL --bucket NAME --key K --file FILE
+    s3_store.py delete --store URL --bucket NAME --key K
         Read and change the store with boto3 (credentials from AWS_ACCESS_KEY_ID and
         AWS_SECRET_ACCESS_KEY).
 """

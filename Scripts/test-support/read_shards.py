@@ -3,7 +3,7 @@
 the images), and prints one JSON line per sample: its key, its members, the decoded image's size
 and mode, its .json member and its .txt caption.
 
-    .venv-tests/bin/python Scripts/read-shards.py out/000000.tar out/000001.tar
+    .venv-tests/bin/python Scripts/test-support/read_shards.py out/000000.tar out/000001.tar
 
 Scripts/install-deps puts webdataset and Pillow in .venv-tests; the WebDataset tests run this to
 check imgfetch's shards with a real consumer.

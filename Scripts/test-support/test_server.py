@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scriptable HTTP/1.1 test server for imgfetch end-to-end tests (stdlib only).
 
-    testserver.py --root DIR [--log FILE] [--bind 127.0.0.1] [--port 0] [--max-seconds 600]
+    test_server.py --root DIR [--log FILE] [--bind 127.0.0.1] [--port 0] [--max-seconds 600]
                   [--tls-cert FILE --tls-key FILE]
 
 Loopback only (127.0.0.1 or ::1). Prints one line "PORT <n>" on stdout, then
