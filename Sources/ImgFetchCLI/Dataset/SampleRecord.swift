@@ -16,21 +16,17 @@ enum SampleRecord {
     static func json(_ report: ItemReport, key: String) -> String {
         let result = report.result
         let image = result.image
-        func number(_ value: Int?) -> String { value.map(String.init) ?? "null" }
-        var fields: [(String, String)] = [
-            ("key", JSONLine.string(key)),
-            ("url", JSONLine.string(report.displayURL)),
-        ]
-        if let row = report.row, let caption = row.caption { fields.append(("caption", JSONLine.string(caption))) }
-        fields += [
-            ("format", result.format.map { JSONLine.string($0.rawValue) } ?? "null"),
-            ("original_width", number(image?.width)),
-            ("original_height", number(image?.height)),
-            ("width", number(image?.outputWidth ?? image?.width)),
-            ("height", number(image?.outputHeight ?? image?.height)),
-            ("sha256", result.bodySHA256.map(JSONLine.string) ?? "null"),
-        ]
-        if let row = report.row { fields.append(("columns", row.columnsJSON)) }
-        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
+        var json = JSONWriter()
+        json.add("key", key)
+        json.add("url", report.displayURL)
+        if let row = report.row, let caption = row.caption { json.add("caption", caption) }
+        json.add("format", result.format?.rawValue)
+        json.add("original_width", image?.width)
+        json.add("original_height", image?.height)
+        json.add("width", image?.outputWidth ?? image?.width)
+        json.add("height", image?.outputHeight ?? image?.height)
+        json.add("sha256", result.bodySHA256)
+        if let row = report.row { json.add("columns", json: row.columnsJSON) }
+        return json.line
     }
 }

@@ -50,9 +50,10 @@ struct ShardUpload: Sendable {
         guard let bytes = FinishedShard.contents(of: path, limit: 1 << 20), let close = bytes.lastIndex(of: UInt8(ascii: "}")) else {
             throw DownloadError(.filesystem, "\(path) is not a stats file")
         }
-        let fields = tags.sorted { $0.key < $1.key }.map { ",\(JSONLine.string($0.key)):\(JSONLine.string($0.value))" }.joined()
-        let stats = try StagedFile(directory: directory, name: name)
-        try stats.write(String(decoding: bytes[..<close], as: UTF8.self) + fields + "}\n")
+        var json = JSONWriter(continuing: String(decoding: bytes[..<close], as: UTF8.self))
+        for (tag, value) in tags.sorted(by: { $0.key < $1.key }) { json.add(tag, value) }
+        let stats = try ShardWriter.staged(name, in: directory)
+        try stats.write(json.line)
         try stats.commit()
     }
 }

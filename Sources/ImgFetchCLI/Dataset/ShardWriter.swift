@@ -90,7 +90,7 @@ final class ShardWriter {
             let tarBytes = tarWriter.offset
             try tar.commit()
             try results.commit()
-            let stats = try StagedFile(directory: directory, name: names.stats)
+            let stats = try Self.staged(names.stats, in: directory)
             try stats.write(statsJSON(inputDigest: inputDigest, settings: settings, tarBytes: tarBytes))
             try stats.commit()
         } catch {
@@ -117,10 +117,19 @@ final class ShardWriter {
         if unlink(directory + "/" + names.stats) != 0 && errno != ENOENT {
             throw DownloadError(.filesystem, "cannot remove \(directory)/\(names.stats): \(Errno.describe())")
         }
-        let tar = try StagedFile(directory: directory, name: names.tar)
+        let tar = try Self.staged(names.tar, in: directory)
         self.tar = tar
         tarWriter = TarWriter(fd: tar.fd, displayName: tar.finalPath)
-        results = try StagedFile(directory: directory, name: names.results)
+        results = try Self.staged(names.results, in: directory)
+    }
+
+    /// A shard's file `name` in `directory`, under a hidden temp name until it is committed.
+    static func staged(_ name: String, in directory: String) throws(DownloadError) -> StagedFile {
+        do {
+            return try StagedFile(directory + "/" + name, tempName: .hidden)
+        } catch {
+            throw error.downloadError
+        }
     }
 
     private func writeSample(_ report: ItemReport, key: String, output: OutputFile) throws(DownloadError) {
@@ -148,15 +157,26 @@ final class ShardWriter {
     }
 
     private func statsJSON(inputDigest: String, settings: String, tarBytes: Int) -> String {
-        let statuses = [DownloadResult.Status.saved, .skipped, .failed, .cancelled]
-            .map { "\"\($0.rawValue)\":\(statusCounts[$0] ?? 0)" }.joined(separator: ",")
-        let errors = errorCounts.sorted { $0.key < $1.key }.map { "\(JSONLine.string($0.key)):\($0.value)" }.joined(separator: ",")
         let duration = (monotonicSeconds() - startedMonotonic) * 1000
-        return "{\"shard\":\(JSONLine.string(names.number)),\"tar\":\(JSONLine.string(names.tar)),\"rows\":\(rows),"
-            + "\"status\":{\(statuses)},\"errors\":{\(errors)},"
-            + "\"start_time\":\(JSONLine.string(Self.timestamp(startedAt))),\"end_time\":\(JSONLine.string(Self.timestamp(Date()))),"
-            + "\"duration_s\":\(Double(Int(duration.rounded())) / 1000),"
-            + "\"tar_bytes\":\(tarBytes),\"input_sha256\":\(JSONLine.string(inputDigest)),\"settings\":\(JSONLine.string(settings))}\n"
+        var json = JSONWriter()
+        json.add("shard", names.number)
+        json.add("tar", names.tar)
+        json.add("rows", rows)
+        json.add("status") { statuses in
+            for status in [DownloadResult.Status.saved, .skipped, .failed, .cancelled] {
+                statuses.add(status.rawValue, statusCounts[status] ?? 0)
+            }
+        }
+        json.add("errors") { errors in
+            for (kind, count) in errorCounts.sorted(by: { $0.key < $1.key }) { errors.add(kind, count) }
+        }
+        json.add("start_time", Self.timestamp(startedAt))
+        json.add("end_time", Self.timestamp(Date()))
+        json.add("duration_s", Double(Int(duration.rounded())) / 1000)
+        json.add("tar_bytes", tarBytes)
+        json.add("input_sha256", inputDigest)
+        json.add("settings", settings)
+        return json.line
     }
 
     /// `2026-12-02T02:40:00Z`.

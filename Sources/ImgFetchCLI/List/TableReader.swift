@@ -38,11 +38,11 @@ struct TableRow: Sendable, Equatable {
         self.caption = caption
         self.key = key
         var seen = Set<String>()
-        var members: [String] = []
+        var json = JSONWriter()
         for column in columns where seen.insert(column.name).inserted {
-            members.append(JSONLine.string(column.name) + ":" + (column.isJSON ? column.value : JSONLine.string(column.value)))
+            if column.isJSON { json.add(column.name, json: column.value) } else { json.add(column.name, column.value) }
         }
-        columnsJSON = "{" + members.joined(separator: ",") + "}"
+        columnsJSON = json.object
     }
 
     /// What the row holds in memory, roughly.
