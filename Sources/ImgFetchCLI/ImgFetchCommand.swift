@@ -21,9 +21,10 @@ public enum ImgFetchCommand {
     public static func run(_ arguments: [String]) -> Int32 {
         let stdout = FileDescriptorSink(descriptor: STDOUT_FILENO)
         let stderr = FileDescriptorSink(descriptor: STDERR_FILENO)
-        let options: CommandLineOptions
+        var options: CommandLineOptions
         do {
-            options = try OptionParser.parse(arguments, environment: ProcessInfo.processInfo.environment)
+            options = try OptionParser.parse(arguments)
+            try RunEnvironment.apply(ProcessInfo.processInfo.environment, to: &options)
         } catch {
             stderr.write("imgfetch: \(error)\nTry 'imgfetch --help' for more information.\n")
             // Which arguments are lists is not known here: stdin is drained when it is surely one,

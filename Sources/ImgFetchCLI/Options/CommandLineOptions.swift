@@ -242,3 +242,28 @@ public enum SaveAsChoice: String, Sendable, Equatable, CaseIterable {
         }
     }
 }
+
+extension CommandLineOptions {
+    /// Sets an action other than help: the last one given wins, but never over `--help`, since
+    /// asking for help is never a mistake.
+    mutating func request(_ action: Action) {
+        if self.action != .help { self.action = action }
+    }
+
+    /// `-o DIR`, or `-o s3://BUCKET/PREFIX` (any case of the scheme); the last one given wins.
+    mutating func setOutput(_ value: String, spelling: String) throws(UsageError) {
+        if let scheme = ValueParser.urlScheme(value) {
+            guard scheme == "s3" else {
+                throw UsageError(option: spelling, problem: .invalidValue(
+                    value, reason: "only s3:// object storage is supported; a local directory has no scheme"))
+            }
+            switch S3Location.parse(value) {
+            case .success(let location): objectStore = location
+            case .failure(let error): throw UsageError(option: spelling, problem: .invalidValue(value, reason: error.reason))
+            }
+        } else {
+            objectStore = nil
+            outputDirectory = try ValueParser.path(value, for: spelling)
+        }
+    }
+}

@@ -1,4 +1,5 @@
-/// One option as users see it: its spellings, its value, its default and its help.
+/// One option, declared once: its spellings, what it does to `CommandLineOptions` (with its
+/// value, parsed and checked), its default as users see it, and its help.
 ///
 /// `OptionTable` holds one per option; the parser, `--help`, the man page, the shell completions
 /// and the README check all read them, so no two of them can disagree.
@@ -9,14 +10,20 @@ struct OptionSpec: Sendable {
         let kind: OptionValueKind
     }
 
-    /// What the parser does with the option.
-    let option: Option
+    /// What giving the option does.
+    enum Effect: Sendable {
+        /// A flag sets something.
+        case flag(@Sendable (inout CommandLineOptions) -> Void)
+        /// An option with a value parses it (`spelling` is how the user wrote the option, for the
+        /// error) and stores it.
+        case value(Argument, @Sendable (_ options: inout CommandLineOptions, _ value: String, _ spelling: String) throws(UsageError) -> Void)
+    }
+
     /// The long name, without `--`.
     let long: String
     /// The one-letter name, without `-`.
     let short: Character?
-    /// The value, or nil for a flag.
-    let argument: Argument?
+    let effect: Effect
     /// What happens without the option, as shown to a user; nil when there is nothing to say.
     let defaultValue: OptionDefault?
     /// What the option does: lower case, no final period. The part before the first `; ` or ` (`
@@ -24,16 +31,33 @@ struct OptionSpec: Sendable {
     let help: String
 
     /// A flag: an option without a value.
-    static func flag(_ flag: Option.Flag, _ long: String, short: Character? = nil, default defaultValue: OptionDefault? = nil,
-                     help: String) -> OptionSpec {
-        OptionSpec(option: .flag(flag), long: long, short: short, argument: nil, defaultValue: defaultValue, help: help)
+    static func flag(_ long: String, short: Character? = nil, default defaultValue: OptionDefault? = nil, help: String,
+                     _ set: @escaping @Sendable (inout CommandLineOptions) -> Void) -> OptionSpec {
+        OptionSpec(long: long, short: short, effect: .flag(set), defaultValue: defaultValue, help: help)
     }
 
-    /// An option that takes one value, `argument` in the help.
-    static func valued(_ valued: Option.Valued, _ long: String, short: Character? = nil, _ argument: String,
-                       _ kind: OptionValueKind, default defaultValue: OptionDefault? = nil, help: String) -> OptionSpec {
-        OptionSpec(option: .valued(valued), long: long, short: short, argument: Argument(name: argument, kind: kind),
+    /// An option that takes one value, `argument` in the help, which `parse` checks and stores.
+    static func value(_ long: String, short: Character? = nil, _ argument: String, _ kind: OptionValueKind,
+                      default defaultValue: OptionDefault? = nil, help: String,
+                      _ parse: @escaping @Sendable (inout CommandLineOptions, String, String) throws(UsageError) -> Void) -> OptionSpec {
+        OptionSpec(long: long, short: short, effect: .value(Argument(name: argument, kind: kind), parse),
                    defaultValue: defaultValue, help: help)
+    }
+
+    /// An option whose value is one of `Choice`'s raw values, stored at `field`; `expected` says
+    /// which in an error (by default `a, b or c`).
+    static func choice<Choice: CaseIterable & RawRepresentable & Sendable>(
+        _ long: String, _ argument: String, _ field: WritableKeyPath<CommandLineOptions, Choice> & Sendable,
+        expected: String? = nil, default defaultValue: OptionDefault? = nil, help: String) -> OptionSpec where Choice.RawValue == String {
+        value(long, argument, .choice(Choice.allCases.map(\.rawValue)), default: defaultValue, help: help) {
+            options, value, spelling throws(UsageError) in
+            options[keyPath: field] = try ValueParser.choice(value, for: spelling, expected: expected)
+        }
+    }
+
+    /// The value an option takes, or nil for a flag.
+    var argument: Argument? {
+        if case .value(let argument, _) = effect { argument } else { nil }
     }
 
     /// The spellings a user may type, short first: `["-o", "--output-dir"]`.

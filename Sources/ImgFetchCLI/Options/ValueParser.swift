@@ -1,0 +1,189 @@
+import Glibc
+import ImgFetchCore
+
+/// Validators for option values; each throws a `UsageError` that says what was expected.
+enum ValueParser {
+    /// Bounds for seconds: under 1 ms libcurl would read 0 as "no limit", and the upper bound keeps
+    /// the millisecond conversion far from overflow.
+    static let secondsRange = 0.001...1_000_000.0
+
+    static func integer(_ value: String, in range: ClosedRange<Int>, for option: String) throws(UsageError) -> Int {
+        // Int("+4") parses; digits only keeps "4" the one spelling scripts will see echoed back.
+        guard isDigits(value), let number = Int(value), range.contains(number) else {
+            throw invalid(value, option, "expected an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    /// `RRGGBB` in hex, as in CSS (a leading `#` is allowed; `--pad-color '#ffffff'`).
+    static func color(_ value: String, for option: String) throws(UsageError) -> Resize.Color {
+        let hex = value.hasPrefix("#") ? value.dropFirst() : Substring(value)
+        guard hex.utf8.count == 6, let rgb = UInt32(hex, radix: 16), hex.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }) else {
+            throw invalid(value, option, "expected a color as six hex digits, RRGGBB (000000 is black, ffffff white)")
+        }
+        return Resize.Color(red: UInt8(rgb >> 16), green: UInt8(rgb >> 8 & 0xff), blue: UInt8(rgb & 0xff))
+    }
+
+    /// A plain decimal (`15`, `2.5`, `.5`): no sign, exponent, `inf` or `nan`, which `Double()` would accept.
+    static func seconds(_ value: String, for option: String) throws(UsageError) -> Double {
+        try decimal(value, for: option, expected: "a number of seconds")
+    }
+
+    /// Requests per second: a plain decimal from 0.001 to 1000000, as `seconds` reads it.
+    static func rate(_ value: String, for option: String) throws(UsageError) -> Double {
+        try decimal(value, for: option, expected: "requests per second")
+    }
+
+    /// A plain decimal in `secondsRange`; `expected` says what it counts, in the error.
+    private static func decimal(_ value: String, for option: String, expected: String) throws(UsageError) -> Double {
+        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && value.utf8.contains(where: isDigit)
+        guard wellFormed, let number = Double(value), secondsRange.contains(number) else {
+            throw invalid(value, option, "expected \(expected) from 0.001 to 1000000")
+        }
+        return number
+    }
+
+    /// A positive integer with an optional binary suffix: k/K = 1024, m/M = 1024², g/G = 1024³.
+    static func byteCount(_ value: String, for option: String) throws(UsageError) -> Int64 {
+        var digits = Substring(value)
+        var multiplier: Int64 = 1
+        switch digits.last {
+        case "k", "K": multiplier = 1 << 10
+        case "m", "M": multiplier = 1 << 20
+        case "g", "G": multiplier = 1 << 30
+        default: break
+        }
+        if multiplier != 1 { digits = digits.dropLast() }
+        guard isDigits(digits), let count = Int64(digits), count > 0 else {
+            throw invalid(value, option, "expected a positive byte count, optionally with suffix k, M or G")
+        }
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw invalid(value, option, "byte count too large") }
+        return bytes
+    }
+
+    /// `Name: value` with an RFC 9110 token as the name; CR and LF would let a value smuggle in more headers.
+    ///
+    /// Errors never echo the value, which is often a secret (`X-Api-Key: …`); at most the name.
+    static func header(_ value: String, for option: String) throws(UsageError) -> String {
+        let colon = value.firstIndex(of: ":")
+        let name = colon.map { value[..<$0] } ?? ""
+        let validName = !name.isEmpty && name.unicodeScalars.allSatisfy(isTokenCharacter)
+        guard !containsLineBreak(value) else {
+            let what = validName ? "header \(UsageError.quoted(String(name)))" : "a header"
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "\(what) must not contain CR or LF"))
+        }
+        guard validName else {
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected 'Name: value' with a token name"))
+        }
+        return value
+    }
+
+    static func userAgent(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !value.isEmpty, !containsLineBreak(value) else {
+            throw invalid(value, option, "expected a non-empty string without CR or LF")
+        }
+        return value
+    }
+
+    /// `USER:PASS`; the value is never echoed, because it is a password.
+    static func credentials(_ value: String, for option: String) throws(UsageError) -> String {
+        guard value.contains(":") else {
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected USER:PASS"))
+        }
+        return value
+    }
+
+    /// curl's `HOST:PORT:ADDR[,ADDR…]` form: a host name, a port from 1 to 65535, and numeric IPv4
+    /// or IPv6 addresses (IPv6 may be bracketed). curl's other forms (`+HOST…` for a temporary
+    /// entry, `-HOST:PORT` to remove one) mean nothing for one run and are refused. Returned as
+    /// given, for libcurl's `CURLOPT_RESOLVE`.
+    static func resolveEntry(_ value: String, for option: String) throws(UsageError) -> String {
+        let expected = "expected HOST:PORT:ADDRESS[,ADDRESS...] with numeric addresses"
+        let parts = value.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        // libcurl keeps host names of up to 255 bytes here; a longer one would fail every transfer.
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].utf8.count < 256, !parts[0].hasPrefix("+"), !parts[0].hasPrefix("-"),
+              !parts[0].unicodeScalars.contains(where: { $0 == "/" || $0 == "[" || $0.properties.isWhitespace }) else {
+            throw invalid(value, option, expected)
+        }
+        guard isDigits(parts[1]), let port = Int(parts[1]), (1...65535).contains(port) else {
+            throw invalid(value, option, "the port must be a number from 1 to 65535")
+        }
+        let addresses = parts[2].split(separator: ",", omittingEmptySubsequences: false)
+        for address in addresses where !isNumericAddress(address) {
+            throw invalid(value, option, "\(UsageError.quoted(String(address))) is not an IPv4 or IPv6 address")
+        }
+        return value
+    }
+
+    private static func isNumericAddress(_ text: Substring) -> Bool {
+        var address = String(text)
+        if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        var buffer = in6_addr()
+        return inet_pton(AF_INET, address, &buffer) == 1 || inet_pton(AF_INET6, address, &buffer) == 1
+    }
+
+    /// `s3` of `s3://…`: the scheme of a URL-like value (letters, digits, `+`, `-`, `.` before `://`).
+    static func urlScheme(_ value: String) -> String? {
+        guard let colon = value.utf8.firstIndex(of: UInt8(ascii: ":")), value.utf8[colon...].starts(with: "://".utf8) else { return nil }
+        let scheme = value[..<colon]
+        guard let first = scheme.utf8.first, isLetter(first),
+              scheme.utf8.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return nil }
+        return scheme.lowercased()
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+
+    /// A table column's name: anything but empty.
+    static func columnName(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !value.isEmpty else { throw invalid(value, option, "expected a column name") }
+        return value
+    }
+
+    /// `--shard-prefix`: up to 64 letters, digits, `-` and `_`, so shard names stay file names anywhere.
+    static func shardPrefix(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !value.isEmpty, value.utf8.count <= 64,
+              value.utf8.allSatisfy({ isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+            throw invalid(value, option, "expected up to 64 letters, digits, '-' or '_'")
+        }
+        return value
+    }
+
+    /// One of `Choice`'s raw values; `expected` says which in an error (by default `a, b or c`).
+    static func choice<Choice: CaseIterable & RawRepresentable>(_ value: String, for option: String, expected: String? = nil)
+        throws(UsageError) -> Choice where Choice.RawValue == String {
+        guard let choice = Choice(rawValue: value) else {
+            let words = Choice.allCases.map(\.rawValue)
+            throw invalid(value, option, expected ?? "expected " + words.dropLast().joined(separator: ", ") + " or " + words.last!)
+        }
+        return choice
+    }
+
+    static func path(_ value: String, for option: String) throws(UsageError) -> String {
+        guard !value.isEmpty else { throw invalid(value, option, "expected a non-empty path") }
+        return value
+    }
+
+    private static func invalid(_ value: String, _ option: String, _ reason: String) -> UsageError {
+        UsageError(option: option, problem: .invalidValue(value, reason: reason))
+    }
+
+    static func isDigits(_ text: some StringProtocol, allowEmpty: Bool = false) -> Bool {
+        (allowEmpty || !text.isEmpty) && text.utf8.allSatisfy(isDigit)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private static func containsLineBreak(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" }
+    }
+
+    private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return false }
+        if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) { return true }
+        return "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
+    }
+}
