@@ -173,11 +173,8 @@ final class Engine: @unchecked Sendable {
     }
 
     private func start(_ transfer: Transfer) {
-        if transfer.followingRedirect {
-            transfer.followingRedirect = false
-        } else {
-            transfer.attempts += 1
-        }
+        if transfer.stage != .redirecting { transfer.attempts += 1 }
+        transfer.stage = .running
         transfer.resetAttempt()
         transfer.protocolLog = protocolLog
         transfer.optOutAgent = configuration.ignoresOptOut || !transfer.request.checksOptOut ? nil : DownloaderConfiguration.productToken
@@ -234,7 +231,7 @@ final class Engine: @unchecked Sendable {
             transfer.redirects += 1
             if target.origin != transfer.url.origin { transfer.leftOrigin = true }
             transfer.currentURL = target
-            transfer.followingRedirect = true
+            transfer.stage = .redirecting
             enqueue(transfer, startAt: 0)
         case .retry(let error):
             let now = Date().timeIntervalSince1970
@@ -246,6 +243,7 @@ final class Engine: @unchecked Sendable {
             // The next attempt makes a new temp file at its first byte: a waiting retry holds no
             // descriptor and none of the held-body budget, however many wait.
             transfer.body.tempFile = nil
+            transfer.stage = .waiting
             enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
         case .failed(let error):
             fail(transfer, error)
@@ -272,8 +270,8 @@ final class Engine: @unchecked Sendable {
 
     /// A pending transfer stays in the scheduler as a tombstone that `next` skips; a running one is detached now.
     private func cancelTransfer(_ transfer: Transfer) {
-        guard !transfer.isCancelled, !transfer.isFinished else { return }
-        transfer.isCancelled = true
+        guard transfer.stage != .cancelled, transfer.stage != .finished else { return }
+        transfer.stage = .cancelled
         if let handle = running[transfer.id] {
             _ = detach(handle)
             idleHandles.append(handle)
@@ -289,7 +287,8 @@ final class Engine: @unchecked Sendable {
     }
 
     private func finish(_ transfer: Transfer, _ outcome: TransferOutcome) {
-        transfer.isFinished = true
+        // A cancelled transfer stays cancelled: the scheduler may still hold it as a tombstone.
+        if transfer.stage != .cancelled { transfer.stage = .finished }
         transfer.body.tempFile = nil
         unreleased.add(1, ordering: .relaxed)
         transfer.onFinish(outcome)

@@ -15,11 +15,25 @@ final class Transfer: @unchecked Sendable {
     /// Progress events for the callers; the registry sets `progress.wanted`.
     let progress = ProgressThrottle()
 
+    /// Where the transfer is in its life; the engine moves it on.
+    enum Stage: Equatable {
+        /// Waiting in the scheduler for its next attempt (its first, or a retry).
+        case waiting
+        /// Waiting in the scheduler to follow a redirect: the next start is a hop of the same
+        /// attempt, not a new one.
+        case redirecting
+        /// On the multi handle.
+        case running
+        /// Cancelled; left in the scheduler as a tombstone that `next` drops, its callers answered.
+        case cancelled
+        /// Its outcome was handed on.
+        case finished
+    }
+
     // Engine-thread state across attempts.
+    var stage = Stage.waiting
     var attempts = 0
     var sequence = 0
-    var isCancelled = false
-    var isFinished = false
     var currentURL: ParsedURL {
         didSet { hostKey = currentURL.origin }
     }
@@ -29,7 +43,6 @@ final class Transfer: @unchecked Sendable {
     var redirects = 0
     /// Once a redirect left the original origin, credentials and custom headers stay off for the chain.
     var leftOrigin = false
-    var followingRedirect = false
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The request's header list when it sends conditional headers (the custom headers plus
     /// those); built and freed by the engine thread's `EasyHandleOptions`.
@@ -73,6 +86,9 @@ final class Transfer: @unchecked Sendable {
         errorBuffer.deallocate()
         curl_slist_free_all(conditionalHeaderList)
     }
+
+    /// Cancelled: the scheduler drops it instead of starting it.
+    var isCancelled: Bool { stage == .cancelled }
 
     var url: ParsedURL { request.url }
     var priority: RequestPriority { request.priority }

@@ -36,7 +36,7 @@ final class MockTransport: DownloadTransport {
         let claimed = state.withLock { state -> Bool in
             state.cancelled.append(transfer)
             guard claim(transfer, in: &state) else { return false }
-            transfer.isCancelled = true
+            transfer.stage = .cancelled
             transfer.body.tempFile = nil
             return true
         }
@@ -170,8 +170,8 @@ final class MockTransport: DownloadTransport {
 
     /// Marks `transfer` finished; false when it already was. Call with the lock held.
     private func claim(_ transfer: Transfer, in state: inout State) -> Bool {
-        guard !transfer.isFinished else { return false }
-        transfer.isFinished = true
+        guard transfer.stage != .finished, transfer.stage != .cancelled else { return false }
+        transfer.stage = .finished
         state.finished.insert(transfer.id)
         return true
     }

@@ -93,8 +93,8 @@ final class TransferSchedulerTests: XCTestCase {
         var scheduler = TransferScheduler(order: .fifo, perHost: 10)
         let transfers = try (0..<4).map { _ in try makeTransfer(hostA) }
         transfers.forEach { scheduler.enqueue($0) }
-        transfers[1].isCancelled = true
-        transfers[3].isCancelled = true
+        transfers[1].stage = .cancelled
+        transfers[3].stage = .cancelled
         XCTAssertEqual(drain(&scheduler), [transfers[0].id, transfers[2].id])
         XCTAssertTrue(scheduler.isEmpty)
         XCTAssertEqual(scheduler.pendingCount, 0)
@@ -106,7 +106,7 @@ final class TransferSchedulerTests: XCTestCase {
         let live = try makeTransfer(hostA)
         scheduler.enqueue(cancelled)
         scheduler.enqueue(live)
-        cancelled.isCancelled = true
+        cancelled.stage = .cancelled
         XCTAssertEqual(scheduler.next(now: 0)?.id, live.id)
     }
 
@@ -114,7 +114,7 @@ final class TransferSchedulerTests: XCTestCase {
         var scheduler = TransferScheduler(order: .fifo, perHost: 1)
         let transfer = try makeTransfer(hostA)
         scheduler.enqueue(transfer, startAt: 10)
-        transfer.isCancelled = true
+        transfer.stage = .cancelled
         XCTAssertNil(scheduler.next(now: 10))
         XCTAssertTrue(scheduler.isEmpty)
     }
@@ -383,7 +383,7 @@ final class TransferSchedulerTests: XCTestCase {
                         scheduler.didStop(hostKey: stopped.hostKey)
                     default:
                         guard !pending.isEmpty else { continue }
-                        pending[Int(random.next() % UInt64(pending.count))].transfer.isCancelled = true
+                        pending[Int(random.next() % UInt64(pending.count))].transfer.stage = .cancelled
                     }
                 }
             }
@@ -507,7 +507,7 @@ final class TransferSchedulerHostGateTests: XCTestCase {
         XCTAssertEqual(scheduler.next(now: 0)?.id, a[0].id)
         scheduler.didStop(hostKey: a[0].hostKey)
         scheduler.enqueue(a[0], startAt: 10 * second)  // a retry waiting
-        a[2].isCancelled = true
+        a[2].stage = .cancelled
         let removed = scheduler.removeAll(of: a[0].hostKey)
         XCTAssertEqual(Set(removed.map(\.id)), [a[0].id, a[1].id], "the cancelled one is dropped, not returned")
         XCTAssertEqual(scheduler.next(now: 20 * second)?.id, b.id)
