@@ -7,27 +7,31 @@ import Synchronization
 /// the committed changes reach.
 ///
 /// A commit appends whole pages to the WAL: one per item cost as much as the item's SQL itself.
-/// The writer waits up to `linger` after the first change of a batch for more to come, then
-/// commits them together. Every change gets a number (`enqueue` returns it); after each commit
-/// `onCommitted` is told the highest number committed (or failed), so whoever waits for a change
-/// to be durable (the output stage's result delivery) knows when it is. The writer runs no one
-/// else's code but that signal: a slow stdout never holds up a commit.
+/// The writer (`imgfetch.cache`, an `Executor` that takes batches) waits up to `linger` after the
+/// first change of a batch for more to come, then commits them together. Every change gets a
+/// number (`enqueue` returns it); after each commit `onCommitted` is told the highest number
+/// committed (or failed), so whoever waits for a change to be durable (the output stage's result
+/// delivery) knows when it is. The writer runs no one else's code but that signal: a slow stdout
+/// never holds up a commit.
 ///
-/// Owns its thread; the queue and the counters are guarded by `condition` (a `ConditionLock`),
-/// and `statements` are used on the writer thread only. Hence `@unchecked Sendable`.
+/// `enqueued` and `committed` are guarded by `condition` (a `ConditionLock`), and `statements`
+/// are used on the writer thread only. Hence `@unchecked Sendable`.
 final class CacheWriter: @unchecked Sendable {
     typealias Change = @Sendable (CacheStatements) throws(SQLiteError) -> Void
+
+    private struct Numbered {
+        let number: UInt64
+        let change: Change
+    }
 
     private let statements: CacheStatements
     private let onError: @Sendable (SQLiteError) -> Void
     private let onCommitted: @Sendable (UInt64) -> Void
     private let condition = ConditionLock()
-    private var queue: [Change] = []
     /// The number of the last change enqueued, and of the last one committed (or failed).
     private var enqueued: UInt64 = 0
     private var committed: UInt64 = 0
-    private var closing = false
-    private let stopped = DispatchSemaphore(value: 0)
+    private var writer: Executor<Numbered>!
     /// How long a batch stays open for more changes.
     static let linger = 0.005
     /// A batch this long is committed without lingering further.
@@ -38,23 +42,30 @@ final class CacheWriter: @unchecked Sendable {
         self.statements = statements
         self.onError = onError
         self.onCommitted = onCommitted
-        startThread(name: "imgfetch.cache") { [self] in
-            run()
-            stopped.signal()
+        writer = Executor(threadNames: ["imgfetch.cache"], taking: .batch(linger: Self.linger, limit: Self.batchLimit)) {
+            [weak self] batch in
+            // Weak: the writer belongs to this object; a batch after it is gone has no database.
+            guard let self else { return }
+            commit(batch.map(\.change))
+            let last = batch.last!.number
+            condition.withLock {
+                committed = last
+                // Threads in `waitForCommit` wait on this condition.
+                condition.broadcast()
+            }
+            onCommitted(last)
         }
     }
 
     /// Queues `change`; returns its number.
     @discardableResult
     func enqueue(_ change: @escaping Change) -> UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        queue.append(change)
-        enqueued += 1
-        // The writer waits for a first change, then lingers until the batch is full or its time
-        // is up: waking it for every change in between would cost a context switch per change.
-        if queue.count == 1 || queue.count == Self.batchLimit { condition.broadcast() }
-        return enqueued
+        condition.withLock {
+            enqueued += 1
+            // Numbered and queued under one lock: the writer's batches follow the numbers.
+            writer.submit(Numbered(number: enqueued, change: change))
+            return enqueued
+        }
     }
 
     /// The number of the last change enqueued so far (0 before the first): once it is committed,
@@ -71,37 +82,7 @@ final class CacheWriter: @unchecked Sendable {
 
     /// Commits what is queued and stops the thread.
     func close() {
-        condition.lock()
-        let wasClosing = closing
-        closing = true
-        condition.broadcast()
-        condition.unlock()
-        if !wasClosing { stopped.wait() }
-    }
-
-    private func run() {
-        while let (batch, last) = nextBatch() {
-            commit(batch)
-            condition.lock()
-            committed = last
-            // Threads in `waitForCommit` wait on the same condition as the writer.
-            condition.broadcast()
-            condition.unlock()
-            onCommitted(last)
-        }
-    }
-
-    /// The next batch and the number of its last change, after lingering for more; nil once
-    /// closed and drained.
-    private func nextBatch() -> ([Change], UInt64)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.isEmpty && !closing { condition.wait() }
-        if queue.isEmpty { return nil }
-        let deadline = ConditionLock.Deadline(secondsFromNow: Self.linger)
-        while queue.count < Self.batchLimit && !closing && condition.wait(until: deadline) {}
-        defer { queue.removeAll(keepingCapacity: true) }
-        return (queue, enqueued)
+        writer.close()
     }
 
     /// Applies `changes` in one transaction. Most batches have no failing change and run without

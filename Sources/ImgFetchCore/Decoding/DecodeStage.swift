@@ -7,7 +7,8 @@
 /// `decodeBacklog` until its consumer releases it. The memory of concurrent decodes is bounded by
 /// `memory` (see `DecodeMemoryBudget`).
 final class DecodeStage: Sendable {
-    private let pool: WorkerPool
+    /// The workers, `imgfetch.decode.0` … `.N-1`, each taking one job at a time.
+    private let pool: Executor<@Sendable () -> Void>
     private let configuration: DownloaderConfiguration
     private let tempFiles: TempFileDirectory
     let memory: DecodeMemoryBudget
@@ -19,7 +20,9 @@ final class DecodeStage: Sendable {
     static let exemptDecodeMemory = 2 << 20
 
     init(configuration: DownloaderConfiguration, tempFiles: TempFileDirectory, memoryBudget: Int = defaultDecodeMemory) {
-        pool = WorkerPool(threads: configuration.effectiveDecodeThreads, name: "imgfetch.decode")
+        pool = Executor(threadNames: (0..<max(1, configuration.effectiveDecodeThreads)).map { "imgfetch.decode.\($0)" }) { jobs in
+            for job in jobs { job() }
+        }
         self.configuration = configuration
         self.tempFiles = tempFiles
         memory = DecodeMemoryBudget(limit: memoryBudget, exempt: Self.exemptDecodeMemory)
