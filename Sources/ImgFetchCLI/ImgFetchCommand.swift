@@ -14,6 +14,22 @@ public enum ImgFetchCommand {
         public static let usage: Int32 = 2
     }
 
+    /// The line that tells a user at a terminal where imgfetch is reading from: without it, a run
+    /// with no list given (or `-`) on a terminal just waits, silently, for typed URLs.
+    static func terminalHint(paths: [String], stdinIsTerminal: Bool) -> String? {
+        guard stdinIsTerminal, paths.isEmpty || paths.contains("-") else { return nil }
+        return "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
+    }
+
+    /// Every list, opened before anything starts: one that cannot be read is a usage error (exit 2).
+    private static func openLists(_ options: CommandLineOptions) throws(SetupError) -> [ListSource] {
+        do {
+            return try ListSource.openAll(options.lists, settings: options.table)
+        } catch {
+            throw SetupError(message: error.message)
+        }
+    }
+
     /// The spelling of `--failures-are-data`, looked for in arguments that did not parse.
     static let workerFlag = "--failures-are-data"
 
@@ -60,11 +76,11 @@ public enum ImgFetchCommand {
         var reportFile: ReportFile?
         var gallery: GalleryRecorder?
         do {
-            if !options.quiet, let hint = ListSource.terminalHint(paths: options.lists, stdinIsTerminal: isatty(STDIN_FILENO) == 1) {
+            if !options.quiet, let hint = terminalHint(paths: options.lists, stdinIsTerminal: isatty(STDIN_FILENO) == 1) {
                 stderr.write(hint)
             }
             // A table's header is read here: a missing URL column is a usage error before anything starts.
-            let lists = try ListSource.openAll(options.lists, settings: options.table)
+            let lists = try openLists(options)
             try prepareOutputDirectory(options.outputDirectory)
             // --work-dir with a local output: the index's folder there (a WebDataset run keeps none).
             if options.outputFormat == .files, let index = options.downloaderConfiguration(outputDirectory: options.outputDirectory).indexDirectory {

@@ -1,63 +1,3 @@
-import ImgFetchCore
-
-/// How lists are read: `--input-format`, `--url-column`, `--caption-column`.
-struct TableSettings: Sendable, Equatable {
-    var format: InputFormat = .txt
-    var urlColumn = "url"
-    var captionColumn: String?
-    /// The column of each sample's key (`--key-column`, WebDataset shards).
-    var keyColumn: String?
-}
-
-/// A list's format (`--input-format`).
-enum InputFormat: String, CaseIterable, Sendable {
-    /// One URL per line, with `out=` and `priority=` fields.
-    case txt
-    /// RFC 4180 CSV with a header row.
-    case csv
-    /// Tab-separated values with a header row.
-    case tsv
-    /// JSON Lines: one JSON object per line, its members the columns.
-    case jsonl
-}
-
-/// What a table row adds to its item: the caption and the columns passed through to its result,
-/// the columns already as the one JSON object text the result line carries (one string per row,
-/// however many columns: rows wait in memory until their item is done).
-struct TableRow: Sendable, Equatable {
-    let caption: String?
-    /// The value of the key column (`--key-column`), which also passes through with the columns;
-    /// nil without one, or when the row has none (a JSON line without the member, or not a string
-    /// or number there).
-    let key: String?
-    /// `{"id":"7","tags":["a"]}`: CSV and TSV fields as strings, JSON members as written; a
-    /// name that comes again is dropped (a JSON object's names should be unique).
-    let columnsJSON: String
-
-    init(caption: String?, columns: [TableColumn], key: String? = nil) {
-        self.caption = caption
-        self.key = key
-        var seen = Set<String>()
-        var json = JSONWriter()
-        for column in columns where seen.insert(column.name).inserted {
-            if column.isJSON { json.add(column.name, json: column.value) } else { json.add(column.name, column.value) }
-        }
-        columnsJSON = json.object
-    }
-
-    /// What the row holds in memory, roughly.
-    var bytes: Int { columnsJSON.utf8.count + (caption?.utf8.count ?? 0) }
-}
-
-/// One column of a table row that is passed through to the item's result.
-struct TableColumn: Sendable, Equatable {
-    let name: String
-    /// The text of a CSV or TSV field; for JSON Lines, the member's value exactly as written.
-    let value: String
-    /// `value` is JSON text (a JSON Lines member), not a string to be quoted.
-    var isJSON = false
-}
-
 /// Turns a CSV, TSV or JSON Lines list into list entries: the header row (or each object's
 /// members) names the columns, `--url-column` holds the URL, `--caption-column` the caption, and
 /// every other column passes through.
@@ -81,8 +21,8 @@ struct TableReader {
     }
 
     /// Reads the header row of `descriptor`'s table; a missing URL or caption column, or no
-    /// header at all, is a usage error naming the list.
-    init(descriptor: Int32, dialect: RecordReader.Dialect, settings: TableSettings, listName: String) throws(SetupError) {
+    /// header at all, is a `ListError` naming the list.
+    init(descriptor: Int32, dialect: RecordReader.Dialect, settings: TableSettings, listName: String) throws(ListError) {
         records = RecordReader(descriptor: descriptor, dialect: dialect)
         jsonLines = nil
         var header: [String]?
@@ -93,30 +33,30 @@ struct TableReader {
             case .fields(let fields, _):
                 header = fields.map { $0.trimmingWhitespace }
             case .invalid(let reason, let line):
-                throw SetupError(message: "\(listName):\(line): cannot read the header row: \(reason)")
+                throw ListError(message: "\(listName):\(line): cannot read the header row: \(reason)")
             case .readError(let message, _):
-                throw SetupError(message: "cannot read list '\(listName)': \(message)")
+                throw ListError(message: "cannot read list '\(listName)': \(message)")
             }
         }
-        guard let header else { throw SetupError(message: "list '\(listName)' has no header row (--input-format \(dialect == .csv ? "csv" : "tsv"))") }
+        guard let header else { throw ListError(message: "list '\(listName)' has no header row (--input-format \(dialect == .csv ? "csv" : "tsv"))") }
         var names = Set<String>()
         if let repeated = header.first(where: { !names.insert($0).inserted }) {
-            throw SetupError(message: "list '\(listName)' has two columns named '\(repeated)'; rename one")
+            throw ListError(message: "list '\(listName)' has two columns named '\(repeated)'; rename one")
         }
         let known = header.map { "'\($0)'" }.joined(separator: ", ")
         guard let urlIndex = header.firstIndex(of: settings.urlColumn) else {
-            throw SetupError(message: "list '\(listName)' has no column '\(settings.urlColumn)' for the URLs "
+            throw ListError(message: "list '\(listName)' has no column '\(settings.urlColumn)' for the URLs "
                 + "(its columns: \(known); choose one with --url-column)")
         }
         var captionIndex: Int?
         if let caption = settings.captionColumn {
             guard let index = header.firstIndex(of: caption) else {
-                throw SetupError(message: "list '\(listName)' has no column '\(caption)' for the captions (its columns: \(known))")
+                throw ListError(message: "list '\(listName)' has no column '\(caption)' for the captions (its columns: \(known))")
             }
             captionIndex = index
         }
         if let key = settings.keyColumn, !header.contains(key) {
-            throw SetupError(message: "list '\(listName)' has no column '\(key)' for the sample keys (its columns: \(known))")
+            throw ListError(message: "list '\(listName)' has no column '\(key)' for the sample keys (its columns: \(known))")
         }
         columns = header
         self.urlIndex = urlIndex

@@ -1,5 +1,5 @@
 import XCTest
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 final class JSONObjectScannerTests: XCTestCase {
     private func members(_ text: String) throws -> [String] {

@@ -1,6 +1,6 @@
 import Glibc
 import XCTest
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 final class LineReaderTests: XCTestCase {
     func testLFLines() throws {

@@ -1,15 +1,5 @@
-import ImgFetchCore
-
-/// Where an item came from: the list's name and the line number, as `FILE:LINE`.
-struct ListPosition: Sendable, CustomStringConvertible {
-    let listName: String
-    let line: Int
-
-    var description: String { "\(listName):\(line)" }
-}
-
 /// What one list line means.
-enum ListEntry: Equatable {
+public enum ListEntry: Equatable, Sendable {
     /// Blank or a `#` comment.
     case skip
     case item(ListItem)
@@ -23,27 +13,11 @@ enum ListEntry: Equatable {
 
 extension ListEntry {
     /// The table row an entry carries, if any.
-    var row: TableRow? {
+    public var row: TableRow? {
         switch self {
         case .item(let item): item.row
         case .invalid(_, _, let row): row
         case .skip, .unreadable: nil
         }
-    }
-}
-
-/// A usable list line or table row: the URL and its optional fields.
-struct ListItem: Equatable {
-    let url: ParsedURL
-    let outName: String?
-    let priority: RequestPriority
-    /// A table row's caption and other columns; nil for a plain list.
-    var row: TableRow?
-
-    init(url: ParsedURL, outName: String?, priority: RequestPriority, row: TableRow? = nil) {
-        self.url = url
-        self.outName = outName
-        self.priority = priority
-        self.row = row
     }
 }

@@ -1,14 +1,13 @@
 import Glibc
-import ImgFetchCore
 
 /// An opened list: a file or stdin, with the name used in `FILE:LINE` messages, read as its
 /// format says. A table's header row is read when it is opened.
 ///
 /// Opened on the main thread, then read by the list reader alone: one thread at a time, hence
 /// `@unchecked Sendable`.
-final class ListSource: @unchecked Sendable {
-    let name: String
-    let descriptor: Int32
+public final class ListSource: @unchecked Sendable {
+    public let name: String
+    public let descriptor: Int32
     private var reader: Reader
 
     private enum Reader {
@@ -16,7 +15,7 @@ final class ListSource: @unchecked Sendable {
         case table(TableReader)
     }
 
-    init(name: String, descriptor: Int32, settings: TableSettings = TableSettings()) throws(SetupError) {
+    public init(name: String, descriptor: Int32, settings: TableSettings = TableSettings()) throws(ListError) {
         self.name = name
         self.descriptor = descriptor
         switch settings.format {
@@ -27,20 +26,13 @@ final class ListSource: @unchecked Sendable {
         }
     }
 
-    /// The line that tells a user at a terminal where imgfetch is reading from: without it, a run
-    /// with no list given (or `-`) on a terminal just waits, silently, for typed URLs.
-    static func terminalHint(paths: [String], stdinIsTerminal: Bool) -> String? {
-        guard stdinIsTerminal, paths.isEmpty || paths.contains("-") else { return nil }
-        return "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
-    }
-
     /// Opens every list before the run starts, so an unreadable one (or a table without the URL
-    /// column) is a usage error (exit 2), not a half-done run.
-    static func openAll(_ paths: [String], settings: TableSettings = TableSettings()) throws(SetupError) -> [ListSource] {
+    /// column) is a `ListError` before anything starts, not a half-done run.
+    public static func openAll(_ paths: [String], settings: TableSettings = TableSettings()) throws(ListError) -> [ListSource] {
         if paths.isEmpty { return [try ListSource(name: "<stdin>", descriptor: STDIN_FILENO, settings: settings)] }
         if settings.format != .txt && paths.filter({ $0 == "-" }).count > 1 {
             // A second reader would take a row from the middle of the input for its header.
-            throw SetupError(message: "stdin ('-') can be given only once with --input-format \(settings.format.rawValue)")
+            throw ListError(message: "stdin ('-') can be given only once with --input-format \(settings.format.rawValue)")
         }
         var sources: [ListSource] = []
         for path in paths {
@@ -50,12 +42,12 @@ final class ListSource: @unchecked Sendable {
             }
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw SetupError(message: "cannot read list '\(path)': \(Errno.describe())")
+                throw ListError(message: "cannot read list '\(path)': \(Errno.describe())")
             }
             var info = stat()
             if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
                 close(fd)
-                throw SetupError(message: "cannot read list '\(path)': it is a directory")
+                throw ListError(message: "cannot read list '\(path)': it is a directory")
             }
             sources.append(try ListSource(name: path, descriptor: fd, settings: settings))
         }
@@ -63,7 +55,7 @@ final class ListSource: @unchecked Sendable {
     }
 
     /// The next line or row as a list entry, with its line number; nil at the end of the list.
-    func next() -> (line: Int, entry: ListEntry)? {
+    public func next() -> (line: Int, entry: ListEntry)? {
         switch reader {
         case .table(var table):
             let next = table.next()

@@ -1,6 +1,5 @@
 import XCTest
-import ImgFetchCore
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 final class ListLineParserTests: XCTestCase {
     // MARK: - Skipped lines
@@ -159,12 +158,4 @@ final class ListLineParserTests: XCTestCase {
     }
 
     private struct ParseFailure: Error {}
-
-    func testTheTerminalHintOnlyWhenStdinIsATerminalAndTheListComesFromIt() {
-        let hint = "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
-        XCTAssertEqual(ListSource.terminalHint(paths: [], stdinIsTerminal: true), hint)
-        XCTAssertEqual(ListSource.terminalHint(paths: ["a.txt", "-"], stdinIsTerminal: true), hint)
-        XCTAssertNil(ListSource.terminalHint(paths: ["a.txt"], stdinIsTerminal: true))
-        XCTAssertNil(ListSource.terminalHint(paths: [], stdinIsTerminal: false))
-    }
 }

@@ -1,4 +1,3 @@
-import ImgFetchCore
 
 /// Parses one list line: `URL [out=NAME] [priority=high|normal|low]`, blank lines and `#` comments skipped.
 enum ListLineParser {

@@ -2,9 +2,10 @@
 /// checked and kept as the exact text it was written as, so that a row's columns pass through
 /// unchanged, numbers and nested values included. Nesting deeper than `maxDepth` is refused
 /// rather than followed (a hostile row cannot exhaust the stack).
-struct JSONObjectScanner {
-    struct Failure: Error, Equatable {
-        let reason: String
+public struct JSONObjectScanner {
+    /// Why the text is not a JSON object imgfetch reads.
+    public struct Failure: Error, Equatable {
+        public let reason: String
     }
 
     static let maxDepth = 64
@@ -17,7 +18,7 @@ struct JSONObjectScanner {
     }
 
     /// The members of the object `text` holds, in order; duplicate keys are kept as written.
-    static func members(of text: [UInt8]) throws(Failure) -> [(key: String, value: String)] {
+    public static func members(of text: [UInt8]) throws(Failure) -> [(key: String, value: String)] {
         var scanner = JSONObjectScanner(text)
         scanner.skipSpace()
         guard scanner.peek == UInt8(ascii: "{") else { throw Failure(reason: "not a JSON object") }
@@ -54,7 +55,7 @@ struct JSONObjectScanner {
     }
 
     /// The text of a JSON string value (as `members` returns it), or nil when it is another kind of value.
-    static func string(_ value: String) -> String? {
+    public static func string(_ value: String) -> String? {
         var scanner = JSONObjectScanner(Array(value.utf8))
         guard scanner.peek == UInt8(ascii: "\""), let text = try? scanner.string(), scanner.index == scanner.bytes.count else {
             return nil

@@ -1,5 +1,4 @@
 import Glibc
-import ImgFetchCore
 
 /// Reads a file descriptor line by line as a stream, in fixed-size chunks, so a list of any
 /// length is never held whole and a line of any length never grows memory past `maxLineBytes`.

@@ -1,6 +1,6 @@
 import Glibc
 import XCTest
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 /// `RecordReader` and `TableReader` over real files: RFC 4180 CSV, TSV, and the rows that go wrong.
 final class RecordReaderTests: XCTestCase {
@@ -162,19 +162,19 @@ final class RecordReaderTests: XCTestCase {
 
     func testAMissingColumnOrHeaderIsAUsageErrorNamingIt() {
         XCTAssertThrowsError(try table("id,link\n1,http://a/x.jpg\n")) { error in
-            XCTAssertEqual((error as? SetupError)?.message,
+            XCTAssertEqual((error as? ListError)?.message,
                            "list 'list.csv' has no column 'url' for the URLs (its columns: 'id', 'link'; choose one with --url-column)")
         }
         var settings = TableSettings(format: .csv)
         settings.captionColumn = "caption"
         XCTAssertThrowsError(try table("url\nhttp://a/x.jpg\n", settings)) { error in
-            XCTAssertEqual((error as? SetupError)?.message, "list 'list.csv' has no column 'caption' for the captions (its columns: 'url')")
+            XCTAssertEqual((error as? ListError)?.message, "list 'list.csv' has no column 'caption' for the captions (its columns: 'url')")
         }
         XCTAssertThrowsError(try table("url,a,b,a\n")) { error in
-            XCTAssertEqual((error as? SetupError)?.message, "list 'list.csv' has two columns named 'a'; rename one")
+            XCTAssertEqual((error as? ListError)?.message, "list 'list.csv' has two columns named 'a'; rename one")
         }
         XCTAssertThrowsError(try table("\n\n")) { error in
-            XCTAssertEqual((error as? SetupError)?.message, "list 'list.csv' has no header row (--input-format csv)")
+            XCTAssertEqual((error as? ListError)?.message, "list 'list.csv' has no header row (--input-format csv)")
         }
     }
 }

@@ -1,5 +1,4 @@
 import Glibc
-import ImgFetchCore
 
 /// Reads a table as a stream of records: CSV as RFC 4180 has it (quoted fields with `""` for a
 /// quote, commas and line breaks inside quotes, CRLF or LF), TSV (a tab between fields, no
