@@ -4,22 +4,33 @@ import ImgFetchCore
 /// lists) and its key, each shard's input is hashed as it is read, and the rows of a shard that
 /// an earlier run completed with the same input and settings are held back until that is sure,
 /// then reported as skipped without a request.
+/// What the CLI keeps with a shard row until it is counted: the item's progress slot and transfer.
+struct RowProgress: Sendable {
+    let slot: ProgressItem?
+    let transfer: String
+
+    static let none = RowProgress(slot: nil, transfer: "")
+}
+
+/// The dataset writer of a run: rows carry their progress.
+typealias RunDatasetWriter = DatasetWriter<RowProgress>
+
 extension Run {
-    func makeDatasetWriter(store: ObjectStoreOutput?) -> DatasetWriter {
+    func makeDatasetWriter(store: ObjectStoreOutput?) -> RunDatasetWriter {
         let pixels = options.saveAs.configuration
-        var settings = DatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
+        var settings = RunDatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
         settings.namePrefix = options.shardPrefix ?? ShardNames.prefix(for: options.shard)
         settings.upload = store.map { ShardUpload(store: $0) }
-        let reporting = DatasetWriter.Reporting(
+        let reporting = RunDatasetWriter.Reporting(
             count: { [reporter, control] row in
-                reporter.count(row.report.result, progress: row.progress, transfer: row.transfer)
+                reporter.count(row.report.result, progress: row.tag.slot, transfer: row.tag.transfer)
                 control.itemDone(rowBytes: row.report.row?.bytes ?? 0)
             },
             emit: { [reporter] report in reporter.emit(report) },
             revise: { [reporter] old, new in reporter.revise(old, as: new) })
-        return DatasetWriter(settings: settings, reporting: reporting)
+        return RunDatasetWriter(settings: settings, reporting: reporting)
     }
 
     /// Rows of a shard held back while its input is compared with the finished shard's.
@@ -34,7 +45,7 @@ extension Run {
     /// than held whole (an estimate: 256 bytes a row besides its table columns).
     static let heldShardBudget = 64 << 20
 
-    func readShards(_ lists: [ListSource], into downloader: ImageDownloader, dataset: DatasetWriter) {
+    func readShards(_ lists: [ListSource], into downloader: ImageDownloader, dataset: RunDatasetWriter) {
         let samples = dataset.settings.samplesPerShard
         let prefix = dataset.settings.namePrefix
         let input = ShardInput()
@@ -50,7 +61,7 @@ extension Run {
             guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return false }
             reporter.model.itemQueued()
             if let report = reportWithoutRequest(entry, at: position) {
-                dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: nil, transfer: ""))
+                dataset.finished(sequence, RunDatasetWriter.Row(report: report, key: key, tag: .none))
                 return true
             }
             guard case .item(let item) = entry else { return true }
@@ -59,7 +70,7 @@ extension Run {
             let row = item.row
             downloader.download(item.url, options: DownloadOptions(priority: item.priority), progress: progress) { result in
                 let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
-                dataset.finished(sequence, DatasetWriter.Row(report: report, key: key, progress: slot, transfer: transfer))
+                dataset.finished(sequence, RunDatasetWriter.Row(report: report, key: key, tag: RowProgress(slot: slot, transfer: transfer)))
             }
             return true
         }
@@ -85,7 +96,7 @@ extension Run {
                         result.skipReason = "in \(path), complete from an earlier run"
                     }
                     let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result, row: row.entry.row)
-                    dataset.finished(row.sequence, DatasetWriter.Row(report: report, key: row.key, progress: nil, transfer: ""))
+                    dataset.finished(row.sequence, RunDatasetWriter.Row(report: report, key: row.key, tag: .none))
                 }
                 return true
             }
@@ -124,7 +135,7 @@ extension Run {
     }
 
     /// Shard `shard` as an earlier run completed it: in the object store with `-o s3://…`, else in the output directory.
-    private func finishedShard(_ shard: Int, prefix: String, client: S3Client?, dataset: DatasetWriter) -> FinishedShard? {
+    private func finishedShard(_ shard: Int, prefix: String, client: S3Client?, dataset: RunDatasetWriter) -> FinishedShard? {
         if let client, let store = dataset.settings.upload?.store {
             return FinishedShard.read(shard: shard, in: store, client: client, prefix: prefix)
         }
@@ -158,22 +169,5 @@ extension Run {
         case .invalid(let text, _, _): SecretRedactor.redactURLText(text)
         case .skip, .unreadable: ""
         }
-    }
-}
-
-/// What a sample key may be: a tar member name's stem that WebDataset splits back off its
-/// extension (at the first dot), so no dot and no slash, and nothing a file name cannot hold.
-enum SampleKey {
-    static let maxBytes = 200
-
-    /// Why `key` cannot be a sample key; nil when it can.
-    static func problem(_ key: String) -> String? {
-        if key.isEmpty { return "empty" }
-        if key.utf8.count > maxBytes { return "longer than \(maxBytes) bytes" }
-        if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "a control character" }
-        // By bytes: a "." followed by a combining mark is another Character, but still a dot in the tar.
-        if key.utf8.contains(UInt8(ascii: ".")) { return "a '.' (WebDataset reads the key up to the first dot)" }
-        if key.utf8.contains(UInt8(ascii: "/")) || key.utf8.contains(UInt8(ascii: "\\")) { return "a slash" }
-        return nil
     }
 }

@@ -15,11 +15,6 @@ protocol StatusDisplay: Sendable {
     var drawsLiveArea: Bool { get }
 }
 
-/// Seconds on a monotonic clock.
-func monotonicSeconds() -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-}
-
 /// Plain stderr lines, for logs and cron: no carriage returns, no escape sequences. With an
 /// interval, a status line is printed every `interval` seconds (`--progress plain`).
 ///

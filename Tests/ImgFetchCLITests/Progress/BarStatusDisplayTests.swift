@@ -1,4 +1,5 @@
 import Synchronization
+import ImgFetchCore
 import XCTest
 @testable import ImgFetchCLI
 

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import ImgFetchCore
 
 /// The files of one WebDataset shard, written in input order: the tar of samples, the results
 /// file (one JSON line per row, failures too) and, last, the stats file. The tar and the results
@@ -186,35 +185,5 @@ final class ShardWriter {
         gmtime_r(&time, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
-}
-
-/// The file names of shard N: `000123.tar`, `000123.jsonl`, `000123_stats.json`.
-struct ShardNames {
-    let number: String
-
-    /// `prefix` is the worker's part of the name under `--shard K/N` (`ShardNames.prefix`).
-    init(shard: Int, prefix: String = "") {
-        let digits = String(shard)
-        number = prefix + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
-    }
-
-    /// With `--shard K/N`, every name and generated key starts with `K-of-N-`, so that N workers
-    /// may share one output directory and their samples' keys stay distinct (`3-of-8-000000.tar`,
-    /// key `3-of-8-000000_000012`), and a run with another N never leaves its shards beside
-    /// another run's under the same names. Without it, nothing.
-    static func prefix(for selector: ShardSelector?) -> String {
-        guard let selector, selector.count > 1 else { return "" }
-        return "\(selector.index)-of-\(selector.count)-"
-    }
-
-    var tar: String { number + ".tar" }
-    var results: String { number + ".jsonl" }
-    var stats: String { number + "_stats.json" }
-
-    /// The key of row `row` of the shard, when the list has no key column: `000123_000045`.
-    func key(row: Int) -> String {
-        let digits = String(row)
-        return number + "_" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }

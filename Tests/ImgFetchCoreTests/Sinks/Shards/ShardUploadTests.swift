@@ -1,6 +1,5 @@
-import ImgFetchCore
 import XCTest
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 /// The stats object of an uploaded shard names its tar's ETag, as JSON that the re-run reader takes.
 final class ShardUploadTests: XCTestCase {

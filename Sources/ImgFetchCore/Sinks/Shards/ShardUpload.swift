@@ -1,5 +1,4 @@
 import Glibc
-import ImgFetchCore
 
 /// Puts a complete shard into the object store (`-o s3://…` with `--output-format webdataset`):
 /// the shard is written whole in the work directory first, then its objects go up in the order
@@ -14,10 +13,14 @@ import ImgFetchCore
 ///
 /// Used under the `DatasetWriter`'s lock; each upload has its own `S3Client`, so no libcurl
 /// handle outlives the thread that made it.
-struct ShardUpload: Sendable {
-    let store: ObjectStoreOutput
+public struct ShardUpload: Sendable {
+    public let store: ObjectStoreOutput
     /// Ends an upload in progress when the run is cancelled.
-    let stop = S3Client.Stop()
+    public let stop = S3Client.Stop()
+
+    public init(store: ObjectStoreOutput) {
+        self.store = store
+    }
 
     /// Uploads the files of shard `names` from `directory`, then removes them there.
     func upload(_ names: ShardNames, from directory: String) throws(DownloadError) {

@@ -1,6 +1,5 @@
 import Foundation
 import XCTest
-@testable import ImgFetchCLI
 @testable import ImgFetchCore
 
 /// `ShardWriter` when a write fails mid-shard: the shard is broken for good and writes nothing

@@ -1,55 +1,4 @@
 import Glibc
-import ImgFetchCore
-
-/// What identifies a shard's input, for re-runs: the SHA-256 of its rows (`digest`, fed one row
-/// at a time by the list reader) and the settings that decide its bytes (`settings`). Both are
-/// kept in the shard's stats file; a later run that finds the same two skips the shard without a
-/// request (`FinishedShard`).
-struct ShardInput {
-    private let hasher = SHA256Hasher()
-
-    /// Adds one row. Each field is length-prefixed, so no two different rows hash alike.
-    func add(_ entry: ListEntry, key: String) {
-        var fields: [String]
-        switch entry {
-        case .skip:
-            return
-        case .item(let item):
-            // Not `out=`: shards ignore it.
-            fields = ["item", item.url.normalized]
-        case .invalid(let text, let reason, _):
-            fields = ["invalid", text, reason]
-        case .unreadable(let reason):
-            fields = ["unreadable", reason]
-        }
-        fields += [key, entry.row?.caption ?? "", entry.row?.columnsJSON ?? ""]
-        for field in fields { hasher.update("\(field.utf8.count):\(field);") }
-        hasher.update("\n")
-    }
-
-    /// The digest of the rows added since the last call; starts anew.
-    func finish() -> String {
-        let digest = hasher.finish()
-        hasher.reset()
-        return digest
-    }
-
-    /// The settings that decide a shard's bytes besides its rows: what is saved and how it is sized,
-    /// the shard size, the columns, and whether images are decoded.
-    static func settings(_ options: CommandLineOptions) -> String {
-        var parts = ["webdataset/1", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
-        if let quality = options.quality { parts.append("quality=\(quality)") }
-        if let resize = options.downloaderConfiguration(outputDirectory: ".").resize {
-            parts.append("resize=\(resize.size):\(resize.fit.rawValue):\(resize.upscale ? "upscale" : "no-upscale"):\(resize.padColor.hex)")
-        }
-        parts += ["input-format=\(options.table.format.rawValue)", "url-column=\(options.table.urlColumn)",
-                  "caption-column=\(options.table.captionColumn ?? "")", "key-column=\(options.table.keyColumn ?? "")",
-                  "decode=\(!options.noDecode)", "require-verified=\(options.requireVerified)", "max-pixels=\(options.maxPixels)",
-                  "max-size=\(options.maxSize)"]
-        if let shard = options.shard, shard.count > 1 { parts.append("shard=\(shard.index)/\(shard.count):\(shard.key.rawValue)") }
-        return parts.joined(separator: " ")
-    }
-}
 
 /// A shard an earlier run completed: its stats file's input digest and settings, and its tar is
 /// still there, of the size the stats file says. Its results file says which rows failed: a
@@ -57,23 +6,23 @@ struct ShardInput {
 /// skipped in a tar they are not in. A shard with a row that failed for want of disk (class
 /// `filesystem` or `storage`) is not finished: a re-run fetches it again, as a worker retried after
 /// exit 75 must. With `-o s3://…` the shard's objects are read, never the work directory.
-struct FinishedShard: Equatable {
+public struct FinishedShard: Equatable {
     /// A row that failed, as the results file has it.
-    struct Failure: Equatable {
-        let error: DownloadError
-        let httpStatus: Int?
+    public struct Failure: Equatable, Sendable {
+        public let error: DownloadError
+        public let httpStatus: Int?
     }
 
-    let digest: String
-    let settings: String
+    public let digest: String
+    public let settings: String
     /// The rows that failed, by row number in the shard.
-    let failures: [Int: Failure]
+    public let failures: [Int: Failure]
 
     /// Most bytes of a results file read back (about 100,000 rows).
     static let resultsLimit = 64 << 20
 
     /// Reads shard `shard`'s stats in `directory`; nil when the shard is not complete there.
-    static func read(shard: Int, in directory: String, prefix: String = "") -> FinishedShard? {
+    public static func read(shard: Int, in directory: String, prefix: String = "") -> FinishedShard? {
         read(ShardNames(shard: shard, prefix: prefix), tar: { name in
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
@@ -83,7 +32,7 @@ struct FinishedShard: Equatable {
 
     /// Reads shard `shard`'s stats in the object store (`-o s3://…`) through `client`; nil when
     /// the shard is not complete there, or the store cannot say (then the shard is made again).
-    static func read(shard: Int, in store: ObjectStoreOutput, client: S3Client, prefix: String = "") -> FinishedShard? {
+    public static func read(shard: Int, in store: ObjectStoreOutput, client: S3Client, prefix: String = "") -> FinishedShard? {
         let bucket = store.location.bucket
         return read(ShardNames(shard: shard, prefix: prefix), tar: { name in
             (try? client.head(bucket: bucket, key: store.location.key(name))) ?? nil

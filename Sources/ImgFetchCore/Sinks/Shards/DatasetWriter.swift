@@ -1,4 +1,3 @@
-import ImgFetchCore
 import Synchronization
 
 /// Puts a run's rows into WebDataset shards (`--output-format webdataset`) in input order.
@@ -15,44 +14,64 @@ import Synchronization
 ///
 /// Called from the delivery thread and the list reader's; all state is behind `state`'s lock, and
 /// rows are written and reported under it, one at a time.
-final class DatasetWriter: Sendable {
-    struct Settings: Sendable {
-        let directory: String
-        let samplesPerShard: Int
+public final class DatasetWriter<Tag: Sendable>: Sendable {
+    public struct Settings: Sendable {
+        public let directory: String
+        public let samplesPerShard: Int
         /// The image member's extension (`--save-as`), nil for the original's.
-        let pixelExtension: String?
+        public let pixelExtension: String?
         /// What else decides a shard's bytes (`ShardInput.settings`), kept in its stats file.
-        let fingerprint: String
+        public let fingerprint: String
         /// The start of every shard's names and generated keys (`ShardNames.prefix`).
-        var namePrefix = ""
+        public var namePrefix = ""
         /// With `-o s3://…`, where complete shards are uploaded from `directory` (the work directory).
-        var upload: ShardUpload?
+        public var upload: ShardUpload?
 
         /// Where shards are, as result lines and messages name them: the directory, or `s3://BUCKET/PREFIX`.
-        var location: String { upload?.store.location.description ?? directory }
+        public var location: String { upload?.store.location.description ?? directory }
+
+        public init(directory: String, samplesPerShard: Int, pixelExtension: String?, fingerprint: String) {
+            self.directory = directory
+            self.samplesPerShard = samplesPerShard
+            self.pixelExtension = pixelExtension
+            self.fingerprint = fingerprint
+        }
     }
 
     /// A finished row, waiting for the rows before it.
-    struct Row: Sendable {
-        let report: ItemReport
-        let key: String
-        let progress: ProgressItem?
-        let transfer: String
+    public struct Row: Sendable {
+        public let report: ItemReport
+        public let key: String
+        /// What the caller keeps with the row until it is counted (the CLI: its progress slot).
+        public let tag: Tag
+
+        public init(report: ItemReport, key: String, tag: Tag) {
+            self.report = report
+            self.key = key
+            self.tag = tag
+        }
     }
 
     /// Where rows go once written; each is called under the writer's lock, in input order.
-    struct Reporting: Sendable {
+    public struct Reporting: Sendable {
         /// Counts a written row (and lets the list reader admit another).
-        let count: @Sendable (Row) -> Void
+        public let count: @Sendable (Row) -> Void
         /// Prints a row's lines.
-        let emit: @Sendable (ItemReport) -> Void
+        public let emit: @Sendable (ItemReport) -> Void
         /// A counted row's outcome changed from the first result to the second.
-        let revise: @Sendable (DownloadResult, DownloadResult) -> Void
+        public let revise: @Sendable (DownloadResult, DownloadResult) -> Void
+
+        public init(count: @escaping @Sendable (Row) -> Void, emit: @escaping @Sendable (ItemReport) -> Void,
+                    revise: @escaping @Sendable (DownloadResult, DownloadResult) -> Void) {
+            self.count = count
+            self.emit = emit
+            self.revise = revise
+        }
     }
 
     /// Most bytes of result lines waiting for their shard (an estimate: 512 bytes a row besides
     /// its table columns).
-    static let lineBudget = 8 << 20
+    static var lineBudget: Int { 8 << 20 }
 
     private struct State {
         var next = 0
@@ -68,29 +87,29 @@ final class DatasetWriter: Sendable {
         var problems: [String] = []
     }
 
-    let settings: Settings
+    public let settings: Settings
     private let state = Mutex(State())
     private let reporting: Reporting
     /// Hears of a shard write that failed for want of room (the downloader's `DiskSpaceGuard`).
     private let diskFull = Mutex<(@Sendable (DownloadError) -> Void)?>(nil)
 
-    init(settings: Settings, reporting: Reporting) {
+    public init(settings: Settings, reporting: Reporting) {
         self.settings = settings
         self.reporting = reporting
     }
 
     /// `body` hears of the first write of a shard that fails with ENOSPC or EDQUOT (and of later ones).
-    func onDiskFull(_ body: @escaping @Sendable (DownloadError) -> Void) {
+    public func onDiskFull(_ body: @escaping @Sendable (DownloadError) -> Void) {
         diskFull.withLock { $0 = body }
     }
 
     /// The shard of row `sequence` (counted over every list, from 0) and its row within the shard.
-    func position(of sequence: Int) -> (shard: Int, row: Int) {
+    public func position(of sequence: Int) -> (shard: Int, row: Int) {
         (sequence / settings.samplesPerShard, sequence % settings.samplesPerShard)
     }
 
     /// Row `sequence` is done. Any thread.
-    func finished(_ sequence: Int, _ row: Row) {
+    public func finished(_ sequence: Int, _ row: Row) {
         state.withLock { state in
             state.waiting[sequence] = row
             while let row = state.waiting.removeValue(forKey: state.next) {
@@ -102,7 +121,7 @@ final class DatasetWriter: Sendable {
     }
 
     /// The list reader has read every row of `shard`; `digest` is their `ShardInput` hash.
-    func inputComplete(shard: Int, digest: String) {
+    public func inputComplete(shard: Int, digest: String) {
         state.withLock { state in
             state.inputDigests[shard] = digest
             completeShardIfDone(&state)
@@ -110,12 +129,12 @@ final class DatasetWriter: Sendable {
     }
 
     /// `shard` is complete from an earlier run: its rows will come as skipped, and nothing is written.
-    func skip(shard: Int) {
+    public func skip(shard: Int) {
         state.withLock { _ = $0.skipped.insert(shard) }
     }
 
     /// The lists are read: `rows` rows in all, which may end the last shard early.
-    func listEnded(rows: Int) {
+    public func listEnded(rows: Int) {
         state.withLock { state in
             state.totalRows = rows
             completeShardIfDone(&state)
@@ -123,14 +142,14 @@ final class DatasetWriter: Sendable {
     }
 
     /// The run is cancelled: a shard upload in progress ends (its rows fail as cancelled).
-    func cancelUploads() {
+    public func cancelUploads() {
         settings.upload?.stop.request()
     }
 
     /// The run is over: a shard still open was cut short and is discarded (its rows' lines are
     /// printed as cancelled). Returns what went wrong with shards (empty when every shard the run
     /// wrote is complete).
-    func finish() -> [String] {
+    public func finish() -> [String] {
         state.withLock { state in
             if let shard = state.shard {
                 shard.discard()
@@ -148,7 +167,7 @@ final class DatasetWriter: Sendable {
         var report = row.report
         guard !state.skipped.contains(shard) else {
             report.sampleKey = row.key
-            reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
+            reporting.count(Row(report: report, key: row.key, tag: row.tag))
             reporting.emit(report)
             return
         }
@@ -158,7 +177,7 @@ final class DatasetWriter: Sendable {
         }
         report = state.shard!.add(report, key: row.key)
         noteDiskFull(report.result.error)
-        reporting.count(Row(report: report, key: row.key, progress: row.progress, transfer: row.transfer))
+        reporting.count(Row(report: report, key: row.key, tag: row.tag))
         state.lines.append(report)
         state.lineBytes += 512 + (report.row?.bytes ?? 0)
         if state.lineBytes > Self.lineBudget { release(&state, failure: nil) }

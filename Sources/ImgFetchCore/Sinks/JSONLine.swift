@@ -1,8 +1,7 @@
-import ImgFetchCore
 
 /// One JSON object per list item, on one line, with keys in a fixed order.
-enum JSONLine {
-    static func encode(_ item: ItemReport) -> String {
+public enum JSONLine {
+    public static func encode(_ item: ItemReport) -> String {
         let result = item.result
         var json = JSONWriter()
         json.add("url", item.displayURL)

@@ -1,5 +1,4 @@
 import Glibc
-import ImgFetchCore
 
 /// Writes a POSIX tar archive (ustar headers, a pax extended header for a name over 100 bytes or
 /// a size over 8 GiB) to a file, member after member, with fixed headers: mode 0644, uid and gid

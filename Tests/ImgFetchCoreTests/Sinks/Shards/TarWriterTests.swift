@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 /// `TarWriter`: what GNU tar reads back, names of any length and alphabet, block layout, and
 /// headers that depend on nothing but the members.

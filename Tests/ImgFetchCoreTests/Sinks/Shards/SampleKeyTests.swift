@@ -1,5 +1,5 @@
 import XCTest
-@testable import ImgFetchCLI
+@testable import ImgFetchCore
 
 /// What a sample key may hold, checked on its bytes.
 final class SampleKeyTests: XCTestCase {

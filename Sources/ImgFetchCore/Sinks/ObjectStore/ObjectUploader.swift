@@ -1,5 +1,4 @@
 import Glibc
-import ImgFetchCore
 
 /// The upload stage of a `-o s3://…` run with a file per image: each result that has files
 /// (saved, or skipped because the work directory has them already) waits here until its files
@@ -14,8 +13,8 @@ import ImgFetchCore
 /// `threads` upload threads, each with its own `S3Client` (a libcurl handle that only that thread
 /// touches). Results reach `submit` on the output thread and leave from the upload threads; the
 /// run's admission window bounds how many wait here.
-final class ObjectUploader: @unchecked Sendable {
-    typealias Done = @Sendable (ItemReport) -> Void
+public final class ObjectUploader: @unchecked Sendable {
+    public typealias Done = @Sendable (ItemReport) -> Void
 
     private struct Job {
         let report: ItemReport
@@ -31,7 +30,7 @@ final class ObjectUploader: @unchecked Sendable {
     private var running: Int
     private var endedWith: DownloadError?
 
-    init(output: ObjectStoreOutput, threads: Int) {
+    public init(output: ObjectStoreOutput, threads: Int) {
         self.output = output
         running = threads
         for number in 0..<threads {
@@ -40,10 +39,10 @@ final class ObjectUploader: @unchecked Sendable {
     }
 
     /// Upload threads for `concurrency` transfers: uploads wait on the network as downloads do.
-    static func threads(concurrency: Int) -> Int { min(16, max(2, concurrency / 2)) }
+    public static func threads(concurrency: Int) -> Int { min(16, max(2, concurrency / 2)) }
 
     /// Hands `report` on to `done` once its files are uploaded; at once when it has none.
-    func submit(_ report: ItemReport, done: @escaping Done) {
+    public func submit(_ report: ItemReport, done: @escaping Done) {
         guard Self.hasFiles(report.result) else { return done(report) }
         lock.withLock {
             jobs.append(Job(report: report, done: done))
@@ -56,7 +55,7 @@ final class ObjectUploader: @unchecked Sendable {
     }
 
     /// Ends the uploads in progress and fails every waiting one with `error` (cancelled by default).
-    func cancel(failingWith error: DownloadError = .cancelled) {
+    public func cancel(failingWith error: DownloadError = .cancelled) {
         lock.withLock {
             if endedWith == nil { endedWith = error }
         }
@@ -64,7 +63,7 @@ final class ObjectUploader: @unchecked Sendable {
     }
 
     /// Waits until every thread is done; the submitted jobs have all been handed on by then.
-    func close() {
+    public func close() {
         lock.withLock {
             closing = true
             lock.broadcast()

@@ -1,4 +1,3 @@
-import ImgFetchCore
 
 /// A sample's `KEY.json` in a shard: only what stays the same from run to run for the same
 /// input and the same server bytes (no timings, no attempt counts, no cache outcome), with keys

@@ -1,0 +1,19 @@
+import ImgFetchCore
+
+extension ShardInput {
+    /// The settings that decide a shard's bytes besides its rows: what is saved and how it is sized,
+    /// the shard size, the columns, and whether images are decoded.
+    static func settings(_ options: CommandLineOptions) -> String {
+        var parts = ["webdataset/1", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
+        if let quality = options.quality { parts.append("quality=\(quality)") }
+        if let resize = options.downloaderConfiguration(outputDirectory: ".").resize {
+            parts.append("resize=\(resize.size):\(resize.fit.rawValue):\(resize.upscale ? "upscale" : "no-upscale"):\(resize.padColor.hex)")
+        }
+        parts += ["input-format=\(options.table.format.rawValue)", "url-column=\(options.table.urlColumn)",
+                  "caption-column=\(options.table.captionColumn ?? "")", "key-column=\(options.table.keyColumn ?? "")",
+                  "decode=\(!options.noDecode)", "require-verified=\(options.requireVerified)", "max-pixels=\(options.maxPixels)",
+                  "max-size=\(options.maxSize)"]
+        if let shard = options.shard, shard.count > 1 { parts.append("shard=\(shard.index)/\(shard.count):\(shard.key.rawValue)") }
+        return parts.joined(separator: " ")
+    }
+}
