@@ -47,7 +47,9 @@ let package = Package(
                 path: "Tests/CImageCodecFixtures", cSettings: [.headerSearchPath("../../Sources/CImageCodec")]),
         .testTarget(name: "ImgFetchCoreTests", dependencies: ["ImgFetchCore", "CImageCodec", "CImageCodecFixtures"]),
         .testTarget(name: "ImgFetchCLITests", dependencies: ["ImgFetchCLI", "ImgFetchCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["imgfetch"]),
+        // A program that uses the library alone, as another project would (LibraryBoundaryTests runs it).
+        .executableTarget(name: "imgfetch-example-shards", dependencies: ["ImgFetchCore"], path: "Examples/ShardsToS3"),
+        .testTarget(name: "EndToEndTests", dependencies: ["imgfetch", "imgfetch-example-shards"]),
         .target(name: "CMallocTuning", cSettings: hardenedC),
         .target(name: "CProcessArguments", cSettings: hardenedC),
         .target(name: "CThreadName", cSettings: hardenedC),
