@@ -242,6 +242,25 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workDirectory).filter { $0 != ".imgfetch" }, [])
     }
 
+    func testTheNextShardIsWrittenWhileAShardGoesUp() throws {
+        let table = try writeURLTable()
+        // Shard 000000's tar hangs for 6 s, then is refused once (and put again).
+        try store.answerRequests(method: "PUT", suffix: "000000.tar", times: 1, status: 503, delay: 6)
+        let environment = store.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let script = "env -i \(environment) '\(ImgFetchRunner.binary.path)' '\(table)' -o s3://pics/piped --work-dir '\(workDirectory)' "
+            + "--input-format csv --output-format webdataset --shard-samples 2 > '\(scratch.file("stdout").path)' & pid=$!; "
+            + "for i in $(seq 50); do ls -a '\(workDirectory)' | grep -q 000001 && { echo seen; break; }; sleep 0.1; done; "
+            + "wait $pid; echo \"exit $?\""
+        let run = try ImgFetchRunner.runShell(script)
+        XCTAssertTrue(run.stdout.contains("seen"), "shard 000001 is written while shard 000000 is stuck: \(run.stdout)")
+        XCTAssertTrue(run.stdout.contains("exit 0"), run.stdout + run.stderr)
+        // The shards still go up one after the other, each whole.
+        let puts = try store.requests().filter { $0.method == "PUT" && $0.key.hasSuffix(".tar") }.map { "\($0.key) \($0.status)" }
+        XCTAssertEqual(puts, ["piped/000000.tar 503", "piped/000000.tar 200", "piped/000001.tar 200"])
+        let lines = try String(contentsOfFile: scratch.file("stdout").path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.map { $0.split(separator: "\t")[0] }, Array(repeating: "saved", count: 4))
+    }
+
     func testObjectStorageIsCheckedBeforeTheRunStarts() throws {
         let list = try scratch.write("urls.txt", server.url("/files/" + images[0]) + "\n")
         let cases: [([String], [String: String], String)] = [

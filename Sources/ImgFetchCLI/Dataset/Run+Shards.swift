@@ -1,9 +1,5 @@
 import ImgFetchCore
 
-/// The list reader of a WebDataset run: every row gets its place (shard and row, counted over all
-/// lists) and its key, each shard's input is hashed as it is read, and the rows of a shard that
-/// an earlier run completed with the same input and settings are held back until that is sure,
-/// then reported as skipped without a request.
 /// What the CLI keeps with a shard row until it is counted: the item's progress slot and transfer.
 struct RowProgress: Sendable {
     let slot: ProgressItem?
@@ -45,6 +41,10 @@ extension Run {
     /// than held whole (an estimate: 256 bytes a row besides its table columns).
     static let heldShardBudget = 64 << 20
 
+    /// The list reader of a WebDataset run: every row gets its place (shard and row, counted over all
+    /// lists) and its key, each shard's input is hashed as it is read, and the rows of a shard that
+    /// an earlier run completed with the same input and settings are held back until that is sure,
+    /// then reported as skipped without a request.
     func readShards(_ lists: [ListSource], into downloader: ImageDownloader, dataset: RunDatasetWriter) {
         let samples = dataset.settings.samplesPerShard
         let prefix = dataset.settings.namePrefix

@@ -52,7 +52,8 @@ struct Run {
             reporter.warn("the run's deadline of \(Self.secondsText(seconds)) s passed (--deadline): running transfers "
                 + "are cancelled, the items still pending fail, and the rest of the list is not read")
             let error = DownloadError(.deadline, "not done within the run's deadline of \(Self.secondsText(seconds)) s (--deadline)")
-            // Uploads first: a shard going up holds the output thread, which cancelling waits for.
+            // Uploads first: an upload in progress holds results back (an upload thread's, or a
+            // shard's, whose writer waits for it at the next shard), which cancelling waits for.
             uploader?.cancel(failingWith: error)
             dataset?.cancelUploads()
             downloader.cancelAll(failingWith: error)

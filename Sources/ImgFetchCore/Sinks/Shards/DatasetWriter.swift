@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Puts a run's rows into WebDataset shards (`--output-format webdataset`) in input order.
@@ -13,7 +14,9 @@ import Synchronization
 /// a shard found complete by an earlier run is not opened at all (its rows come as skipped).
 ///
 /// Called from the delivery thread and the list reader's; all state is behind `state`'s lock, and
-/// rows are written and reported under it, one at a time.
+/// rows are written and counted under it, one at a time. A complete shard is committed and
+/// uploaded, and result lines are printed, on the writer's own thread, `imgfetch.shards`, in
+/// order: the rows of the next shard are written meanwhile.
 public final class DatasetWriter<Tag: Sendable>: Sendable {
     public struct Settings: Sendable {
         public let directory: String
@@ -52,7 +55,8 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         }
     }
 
-    /// Where rows go once written; each is called under the writer's lock, in input order.
+    /// Where rows go once written, each in input order: `count` under the writer's lock as a row
+    /// is written, `emit` and `revise` on its finisher thread once the row's shard is settled.
     public struct Reporting: Sendable {
         /// Counts a written row (and lets the list reader admit another).
         public let count: @Sendable (Row) -> Void
@@ -89,6 +93,19 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
 
     public let settings: Settings
     private let state = Mutex(State())
+    /// Where complete shards are committed and uploaded, and every result line is printed, in
+    /// order: one thread, `imgfetch.shards`, so that the rows of the next shard are written (and
+    /// the list reader goes on) while a shard goes to disk and up to the store.
+    private let finisher = Executor<@Sendable () -> Void>(threadNames: ["imgfetch.shards"], taking: .all) { jobs in
+        for job in jobs { job() }
+    }
+    /// One complete shard at a time goes to the finisher: the writer of the shard after it waits
+    /// (under the lock, holding up the rows behind it) rather than piling shards on the disk
+    /// when the store is slower than the fetches.
+    private let finishing = DispatchSemaphore(value: 1)
+    /// What went wrong on the finisher, kept apart from `state`, whose lock may be held by a
+    /// writer waiting for the finisher.
+    private let finisherProblems = Mutex<[String]>([])
     private let reporting: Reporting
     /// Hears of a shard write that failed for want of room (the downloader's `DiskSpaceGuard`).
     private let diskFull = Mutex<(@Sendable (DownloadError) -> Void)?>(nil)
@@ -158,8 +175,10 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
                 release(&state, failure: DownloadError(.cancelled, "cancelled before shard \(path) was complete"))
                 if shard.rows > 0 { state.problems.append("shard \(path) was cut short and is not written; run again to complete it") }
             }
-            return state.problems
         }
+        // The shards still going to disk and the store, and their lines.
+        finisher.close()
+        return state.withLock { $0.problems } + finisherProblems.withLock { $0 }
     }
 
     private func write(_ row: Row, sequence: Int, _ state: inout State) {
@@ -168,7 +187,9 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         guard !state.skipped.contains(shard) else {
             report.sampleKey = row.key
             reporting.count(Row(report: report, key: row.key, tag: row.tag))
-            reporting.emit(report)
+            // After the lines of the shards before it, which may still be on their way.
+            let skipped = report
+            finisher.submit { [reporting] in reporting.emit(skipped) }
             return
         }
         if state.shard == nil {
@@ -183,11 +204,26 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         if state.lineBytes > Self.lineBudget { release(&state, failure: nil) }
     }
 
-    /// Prints the waiting lines; with `failure`, the saved rows among them become failed (or
-    /// cancelled, for a `cancelled` failure) first.
+    /// Prints the waiting lines, on the finisher; with `failure`, the saved rows among them become
+    /// failed (or cancelled, for a `cancelled` failure) first.
     private func release(_ state: inout State, failure: DownloadError?) {
+        let lines = takeLines(&state)
+        finisher.submit { [self] in print(lines, failure: failure) }
+    }
+
+    /// The lines waiting for the open shard, taken out of the state.
+    private func takeLines(_ state: inout State) -> [ItemReport] {
+        defer {
+            state.lines.removeAll()
+            state.lineBytes = 0
+        }
+        return state.lines
+    }
+
+    /// Prints `lines`, each saved one made failed by `failure` when there is one. On the finisher.
+    private func print(_ lines: [ItemReport], failure: DownloadError?) {
         noteDiskFull(failure)
-        for var report in state.lines {
+        for var report in lines {
             if let failure, report.result.status == .saved {
                 let old = report.result
                 report.result = failure.kind == .cancelled ? .cancelled
@@ -197,8 +233,6 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
             }
             reporting.emit(report)
         }
-        state.lines.removeAll()
-        state.lineBytes = 0
     }
 
     private func noteDiskFull(_ error: DownloadError?) {
@@ -224,13 +258,19 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
             state.problems.append("shard \(path) was cut short and is not written; run again to complete it")
             return
         }
-        do {
-            try shard.commit(inputDigest: digest, settings: settings.fingerprint)
-            try settings.upload?.upload(shard.names, from: settings.directory)
-            release(&state, failure: nil)
-        } catch {
-            release(&state, failure: error)
-            state.problems.append(error.message)
+        // Committed and uploaded on the finisher: the next shard's rows go on meanwhile.
+        let lines = takeLines(&state)
+        finishing.wait()
+        finisher.submit { [self] in
+            defer { finishing.signal() }
+            do throws(DownloadError) {
+                try shard.commit(inputDigest: digest, settings: settings.fingerprint)
+                try settings.upload?.upload(shard.names, from: settings.directory)
+                print(lines, failure: nil)
+            } catch {
+                print(lines, failure: error)
+                finisherProblems.withLock { $0.append(error.message) }
+            }
         }
     }
 }

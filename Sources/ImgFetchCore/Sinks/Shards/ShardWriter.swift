@@ -9,8 +9,9 @@ import Glibc
 /// A write error (a full disk) breaks the shard: its temp files go at once, the row being written
 /// and every later row of the shard fail with the OS's reason, and nothing of it is renamed.
 ///
-/// Used by one thread at a time (the `DatasetWriter`'s lock).
-final class ShardWriter {
+/// Used by one thread at a time: under the `DatasetWriter`'s lock while its rows are written, then
+/// by the writer's finisher thread alone, which commits it; hence `@unchecked Sendable`.
+final class ShardWriter: @unchecked Sendable {
     let shard: Int
     let names: ShardNames
     private let directory: String
