@@ -57,11 +57,18 @@ let store = ObjectStoreOutput(location: location, access: access, workDirectory:
                               settings: S3Client.Settings(retry: RetryPolicy(maxRetries: 2), userAgent: configuration.userAgent))
 if let problem = store.bucketProblem() { fail(problem) }
 
-// The sink: rows into shards in list order, each complete shard uploaded.
+let downloader: ImageDownloader
+do {
+    downloader = try ImageDownloader(configuration: configuration)
+} catch {
+    fail(error.message)
+}
+
+// The sink: rows into shards in list order, each complete shard uploaded (on the downloader's engine).
 let printed = DispatchGroup()
 var settings = DatasetWriter<Void>.Settings(directory: workDirectory, samplesPerShard: samplesPerShard,
                                             pixelExtension: nil, fingerprint: "imgfetch-example-shards/1")
-settings.upload = ShardUpload(store: store)
+settings.upload = ShardUpload(store: store, downloader: downloader)
 let shards = DatasetWriter<Void>(settings: settings, reporting: .init(
     count: { _ in },
     emit: { report in
@@ -69,13 +76,6 @@ let shards = DatasetWriter<Void>(settings: settings, reporting: .init(
         printed.leave()
     },
     revise: { _, _ in }))
-
-let downloader: ImageDownloader
-do {
-    downloader = try ImageDownloader(configuration: configuration)
-} catch {
-    fail(error.message)
-}
 
 // The list, row by row: each row's place decides its shard and its key.
 let input = ShardInput()
@@ -111,7 +111,7 @@ for list in lists {
 if sequence % samplesPerShard != 0 { shards.inputComplete(shard: sequence / samplesPerShard, digest: input.finish()) }
 shards.listEnded(rows: sequence)
 printed.wait()
-downloader.close()
 let problems = shards.finish()
+downloader.close()
 for problem in problems { warn("imgfetch-example-shards: \(problem)") }
 exit(problems.isEmpty ? 0 : 1)

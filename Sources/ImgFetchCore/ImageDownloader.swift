@@ -76,6 +76,9 @@ public final class ImageDownloader: Sendable {
         diskSpace.onFull { [weak self] error in self?.cancelAll(failingWith: error) }
     }
 
+    /// Where an object store's requests run beside the downloads: the engine (nil with a mock transport).
+    var storeTransport: StoreTransport? { transport as? StoreTransport }
+
     /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
     var cacheIndex: CacheIndex? { cache.index }
 

@@ -12,13 +12,13 @@ struct RowProgress: Sendable {
 typealias RunDatasetWriter = DatasetWriter<RowProgress>
 
 extension Run {
-    func makeDatasetWriter(store: ObjectStoreOutput?) -> RunDatasetWriter {
+    func makeDatasetWriter(store: ObjectStoreOutput?, downloader: ImageDownloader) -> RunDatasetWriter {
         let pixels = options.saveAs.configuration
         var settings = RunDatasetWriter.Settings(directory: options.outputDirectory, samplesPerShard: options.shardSamples,
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
         settings.namePrefix = options.shardPrefix ?? ShardNames.prefix(for: options.shard)
-        settings.upload = store.map { ShardUpload(store: $0) }
+        settings.upload = store.map { ShardUpload(store: $0, downloader: downloader) }
         let reporting = RunDatasetWriter.Reporting(
             count: { [reporter, control] row in
                 reporter.count(row.report.result, progress: row.tag.slot, transfer: row.tag.transfer)
@@ -49,8 +49,8 @@ extension Run {
         let samples = dataset.settings.samplesPerShard
         let prefix = dataset.settings.namePrefix
         let input = ShardInput()
-        // The list reader's own handle for reading finished shards back from the store.
-        let client = dataset.settings.upload.map { S3Client(access: $0.store.access, settings: $0.store.settings, stop: $0.stop) }
+        // For reading finished shards back from the store.
+        let client = dataset.settings.upload?.client
         // By bytes: Swift's String equality would take "é" and "e\u{301}" for one key.
         var keys: [[UInt8]: ListPosition] = [:]
         var held: HeldShard?

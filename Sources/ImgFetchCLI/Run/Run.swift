@@ -20,7 +20,6 @@ struct Run {
             reporter.warn("IMGFETCH_S3_PART_SIZE is \(store.settings.partSize) bytes, below S3's smallest part (5 MiB): "
                 + "AWS refuses to complete such multipart uploads (EntityTooSmall); only stores that allow small parts take them")
         }
-        let dataset = options.outputFormat == .webdataset ? makeDatasetWriter(store: store) : nil
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
             configuration.onWarning = { [reporter] message in reporter.warn(message) }
@@ -32,7 +31,10 @@ struct Run {
             // A disk that cannot take the run's files (the name claims) is the environment's fault.
             throw SetupError(message: error.message, isTemporary: error.kind == .diskFull || error.kind == .filesystem)
         }
-        let uploader = dataset == nil ? store.map { ObjectUploader(output: $0, threads: ObjectUploader.threads(concurrency: options.concurrency)) } : nil
+        let dataset = options.outputFormat == .webdataset ? makeDatasetWriter(store: store, downloader: downloader) : nil
+        let uploader = dataset == nil ? store.map {
+            ObjectUploader(output: $0, downloader: downloader, threads: ObjectUploader.threads(concurrency: options.concurrency))
+        } : nil
         if let dataset, store != nil { control.onLateSignal { dataset.cancelUploads() } }
         dataset?.onDiskFull { [diskSpace = downloader.diskSpace] in diskSpace.note($0) }
         startThread(name: "imgfetch.list") { [self] in
@@ -63,9 +65,10 @@ struct Run {
             downloader.cancelAll()
         }
         control.waitForOutstanding()
+        // The uploads first: they run on the downloader's engine.
         uploader?.close()
-        downloader.close()
         let shardProblems = dataset?.finish() ?? []
+        downloader.close()
         // A signal during the last shard's upload, after every item was counted, ends as a signal does.
         let finalEnding = control.signalAfterCompletion.map { RunEnding.interrupted(signal: $0) } ?? ending
         for problem in shardProblems { reporter.warn(problem) }

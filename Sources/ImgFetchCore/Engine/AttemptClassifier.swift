@@ -5,6 +5,8 @@ import Glibc
 /// What the engine does after one attempt of a transfer.
 enum AttemptDecision {
     case fetched
+    /// A store exchange's attempt that its judge took as the answer.
+    case answered
     /// 304 to a conditional request: the cached body is current.
     case notModified
     case redirect(ParsedURL)
@@ -46,7 +48,7 @@ enum AttemptClassifier {
     static func hostAnswer(_ decision: AttemptDecision, _ transfer: Transfer, handle: OpaquePointer, now: Double,
                            retryAfterCap: Double) -> HostGates.Answer {
         switch decision {
-        case .fetched, .notModified:
+        case .fetched, .notModified, .answered:
             return .served
         case .redirect:
             return .answered
@@ -164,6 +166,21 @@ enum AttemptClassifier {
             return DownloadError(.timeout, "timed out (--max-time): \(detail)")
         } else {
             return DownloadError(.timeout, "timed out: \(detail)")
+        }
+    }
+}
+
+/// Turns an attempt of a store exchange into the engine's decision, as the exchange's judge says.
+enum StoreAttemptClassifier {
+    static func classify(_ transfer: Transfer, exchange: StoreExchange, code: CURLcode) -> AttemptDecision {
+        // A body that could not be read: nothing the store said matters.
+        if let abortError = transfer.abortError { return .failed(abortError) }
+        let detail = code == CURLE_OK ? "" : transfer.curlErrorText ?? String(cString: curl_easy_strerror(code))
+        let attempt = StoreAttempt(code: code, detail: detail, answer: transfer.storeAnswer(), overflowed: transfer.storeOverflowed)
+        switch exchange.judge(attempt) {
+        case .answered: return .answered
+        case .retry(let error): return .retry(error)
+        case .failed(let error): return .failed(error)
         }
     }
 }

@@ -1,8 +1,9 @@
 /// Where an attempt's 2xx body goes as it arrives: a temp file made at the first byte, the head
 /// kept for sniffing, and the SHA-256 when one was asked for. Engine thread only.
 struct BodySink {
-    /// Where the temp file is made (the output directory).
-    let directory: TempFileDirectory
+    /// Where the temp file is made (the output directory); nil for a store exchange, whose body
+    /// the transfer keeps in memory instead.
+    let directory: TempFileDirectory?
     let maxSize: Int64
     /// The run's budget for bodies held in memory; set by the engine.
     var heldBodyBudget: HeldBodyBudget?
@@ -16,7 +17,7 @@ struct BodySink {
     /// Largest error or redirect body read (and thrown away) before the connection is dropped instead.
     static let maxDiscardedBytes = 1 << 20
 
-    init(directory: TempFileDirectory, maxSize: Int64, digests: Bool) {
+    init(directory: TempFileDirectory?, maxSize: Int64, digests: Bool) {
         self.directory = directory
         self.maxSize = maxSize
         hasher = digests ? SHA256Hasher() : nil
@@ -70,6 +71,7 @@ struct BodySink {
     /// never costs a file (on ext4, creating and removing one is the dearest step).
     private mutating func openTempFile() throws(DownloadError) -> TempFile {
         if let tempFile { return tempFile }
+        guard let directory else { throw DownloadError(.filesystem, "no directory for the body") }
         let created = try directory.create(budget: heldBodyBudget)
         tempFile = created
         return created

@@ -57,11 +57,12 @@ final class ConnectionShare {
         }
     }
 
-    /// Makes `handle` use the share (and the cookie engine, when there is a jar).
-    func attach(_ handle: OpaquePointer) {
+    /// Makes `handle` use the share, and the cookie engine when there is a jar and `cookies`
+    /// (an object store's exchanges get none of the sites' cookies).
+    func attach(_ handle: OpaquePointer, cookies: Bool = true) {
         CCurl_easy_setopt_share(handle, share)
         // An empty file name turns the cookie engine on without reading a file (the jar is already in the share).
-        if cookieHandle != nil { CCurl_easy_setopt_string(handle, CURLOPT_COOKIEFILE, "") }
+        if cookies && cookieHandle != nil { CCurl_easy_setopt_string(handle, CURLOPT_COOKIEFILE, "") }
     }
 
     /// Writes the cookie jar, if there is one.

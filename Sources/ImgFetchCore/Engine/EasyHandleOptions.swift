@@ -120,6 +120,67 @@ final class EasyHandleOptions {
                                 transfer.request.truncatesBody ? 0 : curl_off_t(transfer.body.maxSize))
     }
 
+    /// Sets every option of a store exchange on `handle`, reset first: store handles are kept
+    /// apart from the downloads' (`Engine`), and an exchange shares none of the run's `-H`, `-u`,
+    /// `--cacert`, `--insecure` or cookies. Its connections are the share's, as the downloads' are.
+    func configureStore(_ handle: OpaquePointer, for transfer: Transfer, _ exchange: StoreExchange) {
+        curl_easy_reset(handle)
+        let userdata = Unmanaged.passUnretained(transfer).toOpaque()
+        CCurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        CCurl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 1)
+        CCurl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, bodyCallback)
+        CCurl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        CCurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        CCurl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
+        CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(exchange.timeout.rounded(.up))))
+        CCurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(exchange.connectTimeout * 1000))
+        CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Self.curlHTTPVersion(configuration.httpVersion))
+        CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, exchange.userAgent)
+        if let bundle = exchange.caBundle { CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
+        share.attach(handle, cookies: false)
+        // The path is sent as signed: libcurl must not remove dot segments or re-encode it.
+        CCurl_easy_setopt_string(handle, CURLOPT_URL, exchange.url)
+        CCurl_easy_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
+        CCurl_easy_setopt_string(handle, CURLOPT_AWS_SIGV4, exchange.signing.scope)
+        CCurl_easy_setopt_string(handle, CURLOPT_USERNAME, exchange.signing.accessKey)
+        CCurl_easy_setopt_string(handle, CURLOPT_PASSWORD, exchange.signing.secretKey)
+        curl_slist_free_all(transfer.storeHeaderList)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in exchange.headers { list = curl_slist_append(list, header) }
+        transfer.storeHeaderList = list
+        CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        switch (exchange.method, exchange.body) {
+        case (.head, _):
+            CCurl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case (.put, .file(_, _, let length, _)), (.post, .file(_, _, let length, _)):
+            // libcurl's `Expect: 100-continue` stays for a file body: a refusal then costs no
+            // body. It cannot be turned off with an empty `Expect:` header, which libcurl 7.88
+            // signs but does not send.
+            CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            if exchange.method == .post { CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "POST") }
+            CCurl_easy_setopt_write_callback(handle, CURLOPT_READFUNCTION, sendCallback)
+            CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata)
+            CCurl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length))
+        case (.put, _), (.post, _):
+            // A POST body sent as PUT when the method is PUT: libcurl adds no `Expect` to a body
+            // this small, and copies it at once (an empty one still needs a pointer).
+            if exchange.method == .put { CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT") }
+            let bytes: [UInt8] = if case .bytes(let bytes) = exchange.body { bytes } else { [] }
+            CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+            (bytes.isEmpty ? [0] : bytes).withUnsafeBytes { raw in
+                _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            }
+        case (.delete, _):
+            CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "DELETE")
+        case (.get, _):
+            break
+        }
+    }
+
     /// The -H headers (unless the transfer left its origin), plus the request's conditional
     /// headers when this hop is their URL.
     private func requestHeaders(for transfer: Transfer) -> UnsafeMutablePointer<curl_slist>? {
@@ -149,6 +210,12 @@ final class EasyHandleOptions {
 private let bodyCallback: curl_write_callback = { buffer, size, count, userdata in
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
     return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+/// libcurl's read callback (the same C type as a write callback): a store exchange's file body.
+private let sendCallback: curl_write_callback = { buffer, size, count, userdata in
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
 }
 
 /// libcurl's header callback: one header line per call, for every response of the transfer.

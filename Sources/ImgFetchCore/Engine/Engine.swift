@@ -6,7 +6,7 @@ import Synchronization
 
 /// Runs every transfer on libcurl's multi interface from one dedicated thread.
 ///
-/// The engine thread owns the `CURLM`, every easy handle, the share handle and the scheduler; it
+/// The engine thread owns the `CURLM`, every easy handle, the share handle and the schedulers; it
 /// loops top-up → wait for ready sockets or libcurl's timer (`SocketEvents`) →
 /// `curl_multi_socket_action` for each → drain `curl_multi_info_read`. Other threads only touch
 /// `inbox` (a `Mutex`) and `unreleased` (an `Atomic`), then call `events.wake()`, which is
@@ -30,17 +30,30 @@ final class Engine: @unchecked Sendable {
     static let streamsPerConnection = 100
 
     // Engine thread only.
+    /// Two lines: the downloads, held back while the decode backlog is full, and the store
+    /// exchanges, which need no decoding and so never wait for it (an upload must not wait for
+    /// the decoders, nor behind thousands of pending downloads). Each has its hosts' limits and gates.
     private var scheduler: TransferScheduler
+    private var storeScheduler: TransferScheduler
     private let options: EasyHandleOptions
     private var idleHandles: [OpaquePointer] = []
+    /// Handles of store exchanges, set up afresh for each (`EasyHandleOptions.configureStore`).
+    private var idleStoreHandles: [OpaquePointer] = []
     private var running: [Int: OpaquePointer] = [:]
     private let protocolLog = HostProtocolLog()
+    /// Store exchanges that outlive `cancelAll` (`StoreExchange.once`), started apart from the
+    /// scheduler, which no longer starts anything once the run is cancelled.
+    private var lastExchanges: [Transfer] = []
+    /// Ids of store exchanges, counted down from -1 (transfers of downloads count up from 1).
+    private let storeIDs = Atomic<Int>(0)
 
     private struct Inbox {
         var submitted: [Transfer] = []
         var cancelled: [Transfer] = []
         var cancelEverything = false
         var closing = false
+        /// Set by the engine thread as it leaves its loop: nothing submitted later would run.
+        var stopped = false
     }
 
     init(configuration: DownloaderConfiguration) throws(DownloadError) {
@@ -51,6 +64,8 @@ final class Engine: @unchecked Sendable {
         events.attach(to: multi)
         scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost,
                                       streamsPerConnection: Self.streamsPerConnection, hostPolicy: configuration.hostPolicy)
+        storeScheduler = TransferScheduler(order: .fifo, perHost: configuration.perHost,
+                                           streamsPerConnection: Self.streamsPerConnection, hostPolicy: configuration.hostPolicy)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.concurrency)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
         CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -118,14 +133,30 @@ final class Engine: @unchecked Sendable {
                 return mail
             }
             for transfer in mail.submitted {
-                if refusing.load(ordering: .relaxed) { cancelTransfer(transfer) } else { enqueue(transfer) }
+                if transfer.request.store?.once == true {
+                    lastExchanges.append(transfer)
+                } else if refusing.load(ordering: .relaxed) {
+                    cancelTransfer(transfer)
+                } else {
+                    enqueue(transfer)
+                }
             }
             for transfer in mail.cancelled { cancelTransfer(transfer) }
             if mail.cancelEverything {
-                for transfer in scheduler.removeAll() { cancelTransfer(transfer) }
-                for handle in Array(running.values) { cancelTransfer(transferOf(handle)) }
+                for transfer in scheduler.removeAll() + storeScheduler.removeAll() { cancelTransfer(transfer) }
+                for handle in Array(running.values) where transferOf(handle).request.store?.once != true {
+                    cancelTransfer(transferOf(handle))
+                }
             }
-            if mail.closing && running.isEmpty && scheduler.isEmpty { break }
+            if mail.closing && running.isEmpty && scheduler.isEmpty && storeScheduler.isEmpty && lastExchanges.isEmpty {
+                // Leave only with an empty inbox, so that no store exchange is left waiting.
+                let leaving = inbox.withLock { box in
+                    box.stopped = box.submitted.isEmpty && box.cancelled.isEmpty
+                    return box.stopped
+                }
+                if leaving { break }
+                continue
+            }
 
             topUp()
             var stillRunning: Int32 = 0
@@ -140,17 +171,28 @@ final class Engine: @unchecked Sendable {
 
     /// Puts a new transfer (or one redirected to another host) in line, unless its host is down.
     private func enqueue(_ transfer: Transfer, startAt: UInt64? = nil) {
-        if let error = scheduler.gates.failure(of: transfer.hostKey) { return fail(transfer, error) }
-        if let startAt {
-            scheduler.enqueue(transfer, startAt: startAt)
-        } else {
-            scheduler.enqueue(transfer)
+        if let error = inLine(of: transfer, { $0.gates.failure(of: transfer.hostKey) }) { return fail(transfer, error) }
+        inLine(of: transfer) { line in
+            if let startAt {
+                line.enqueue(transfer, startAt: startAt)
+            } else {
+                line.enqueue(transfer)
+            }
         }
     }
 
     private func topUp() {
-        for note in protocolLog.drain() { scheduler.learn(host: note.host, multiplexes: note.multiplexes) }
+        for note in protocolLog.drain() {
+            scheduler.learn(host: note.host, multiplexes: note.multiplexes)
+            storeScheduler.learn(host: note.host, multiplexes: note.multiplexes)
+        }
+        while running.count < configuration.concurrency, !lastExchanges.isEmpty {
+            start(lastExchanges.removeFirst())
+        }
         let now = Self.monotonicNow()
+        while !refusing.load(ordering: .relaxed), running.count < configuration.concurrency, let transfer = storeScheduler.next(now: now) {
+            start(transfer)
+        }
         while !refusing.load(ordering: .relaxed), running.count < configuration.concurrency,
               unreleased.load(ordering: .relaxed) < configuration.effectiveDecodeBacklog,
               let transfer = scheduler.next(now: now) {
@@ -169,6 +211,9 @@ final class Engine: @unchecked Sendable {
         if canStart, let startAt = scheduler.nextStartAt {
             timeout = min(timeout, startAt <= now ? 0 : Int((startAt - now) / 1_000_000 + 1))
         }
+        if running.count < configuration.concurrency, let startAt = storeScheduler.nextStartAt {
+            timeout = min(timeout, startAt <= now ? 0 : Int((startAt - now) / 1_000_000 + 1))
+        }
         return Int32(min(1000, timeout))
     }
 
@@ -180,8 +225,14 @@ final class Engine: @unchecked Sendable {
         transfer.optOutAgent = configuration.ignoresOptOut || !transfer.request.checksOptOut ? nil : DownloaderConfiguration.productToken
         transfer.body.heldBodyBudget = heldBodyBudget
         transfer.requestTime = Date().timeIntervalSince1970
-        let handle = idleHandles.popLast() ?? options.makeHandle()
-        options.configure(handle, for: transfer)
+        let handle: OpaquePointer
+        if let exchange = transfer.request.store {
+            handle = idleStoreHandles.popLast() ?? curl_easy_init()!
+            options.configureStore(handle, for: transfer, exchange)
+        } else {
+            handle = idleHandles.popLast() ?? options.makeHandle()
+            options.configure(handle, for: transfer)
+        }
         CCurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passRetained(transfer).toOpaque())
         running[transfer.id] = handle
         curl_multi_add_handle(multi, handle)
@@ -199,22 +250,29 @@ final class Engine: @unchecked Sendable {
     /// Takes a finished attempt off the multi handle and decides: done, redirect, retry or fail.
     private func complete(_ handle: OpaquePointer, code: CURLcode) {
         let transfer = detach(handle)
-        var decision = AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
+        var decision = transfer.request.store.map { StoreAttemptClassifier.classify(transfer, exchange: $0, code: code) }
+            ?? AttemptClassifier.classify(transfer, code: code, handle: handle, configuration: configuration)
         let host = transfer.hostKey
         let answer = AttemptClassifier.hostAnswer(decision, transfer, handle: handle, now: Date().timeIntervalSince1970,
                                                   retryAfterCap: configuration.retryPolicy.retryAfterCap)
-        idleHandles.append(handle)
-        scheduler.didStop(hostKey: host)
-        let (tripped, paused) = scheduler.record(answer, host: host, now: Self.monotonicNow())
+        recycle(handle, of: transfer)
+        // A `once` exchange started apart from the schedulers.
+        let (tripped, paused) = inLine(of: transfer) { line in
+            if transfer.request.store?.once != true { line.didStop(hostKey: host) }
+            return line.record(answer, host: host, now: Self.monotonicNow())
+        }
         if let paused { configuration.onHostPaused?(host, paused) }
         if let tripped {
             // This attempt's own error stays when it is final; a retry it would have had fails
             // with the breaker's error, which names this one.
             if case .retry = decision { decision = .failed(tripped) }
-            for pending in scheduler.removeAll(of: host) { fail(pending, tripped) }
+            for pending in inLine(of: transfer, { $0.removeAll(of: host) }) { fail(pending, tripped) }
         }
 
         switch decision {
+        case .answered:
+            transfer.stage = .finished
+            transfer.onAnswer?(transfer.storeAnswer())
         case .fetched:
             let body: ReceivedBody
             do {
@@ -235,7 +293,8 @@ final class Engine: @unchecked Sendable {
             enqueue(transfer, startAt: 0)
         case .retry(let error):
             let now = Date().timeIntervalSince1970
-            guard let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.response.retryAfter,
+            guard transfer.request.store?.once != true,
+                  let delay = configuration.retryPolicy.delay(afterFailedAttempts: transfer.attempts, retryAfter: transfer.response.retryAfter,
                                                               now: now, random: Double.random(in: 0..<1)) else {
                 fail(transfer, error)
                 return
@@ -274,8 +333,8 @@ final class Engine: @unchecked Sendable {
         transfer.stage = .cancelled
         if let handle = running[transfer.id] {
             _ = detach(handle)
-            idleHandles.append(handle)
-            scheduler.didStop(hostKey: transfer.hostKey)
+            recycle(handle, of: transfer)
+            inLine(of: transfer) { $0.didStop(hostKey: transfer.hostKey) }
         }
         finish(transfer, .failed(.cancelled, attempts: transfer.attempts, httpStatus: nil))
     }
@@ -290,15 +349,27 @@ final class Engine: @unchecked Sendable {
         // A cancelled transfer stays cancelled: the scheduler may still hold it as a tombstone.
         if transfer.stage != .cancelled { transfer.stage = .finished }
         transfer.body.tempFile = nil
-        unreleased.add(1, ordering: .relaxed)
+        // A store exchange's answer needs no decoding: it is no part of the decode backlog.
+        if transfer.request.store == nil { unreleased.add(1, ordering: .relaxed) }
         transfer.onFinish(outcome)
+    }
+
+    /// Runs `body` on the line `transfer` waits in: the downloads' or the store exchanges'.
+    private func inLine<T>(of transfer: Transfer, _ body: (inout TransferScheduler) -> T) -> T {
+        transfer.request.store == nil ? body(&scheduler) : body(&storeScheduler)
+    }
+
+    /// Keeps a handle that is done for the next transfer of its kind.
+    private func recycle(_ handle: OpaquePointer, of transfer: Transfer) {
+        if transfer.request.store == nil { idleHandles.append(handle) } else { idleStoreHandles.append(handle) }
     }
 
     private func shutDown() {
         for handle in running.values { curl_multi_remove_handle(multi, handle) }
         options.saveCookies()
-        for handle in idleHandles + running.values { curl_easy_cleanup(handle) }
+        for handle in idleHandles + idleStoreHandles + running.values { curl_easy_cleanup(handle) }
         idleHandles.removeAll()
+        idleStoreHandles.removeAll()
         running.removeAll()
         options.cleanUp()
         finished.signal()
@@ -310,4 +381,45 @@ final class Engine: @unchecked Sendable {
     }
 
     static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}
+
+extension Engine: StoreTransport {
+    func run(_ exchange: StoreExchange, stop: CancelSignal) throws(DownloadError) -> StoreAnswer {
+        // The store's origin, for the per-host limits; the exchange's URL itself is sent as signed.
+        guard let origin = try? ParsedURL(exchange.url) else {
+            throw DownloadError(.storage, "\(exchange.url) is not a URL the engine can send")
+        }
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<StoreAnswer, DownloadError>?>(nil)
+        let transfer = Transfer(id: storeIDs.subtract(1, ordering: .relaxed).newValue, exchange: exchange, origin: origin) { answer in
+            outcome.withLock { $0 = .success(answer) }
+            done.signal()
+        } onFinish: { result in
+            guard case .failed(let error, let attempts, _, _) = result else { return }
+            let tries = attempts > 1 && error.kind != .cancelled ? " (after \(attempts) attempts)" : ""
+            outcome.withLock { $0 = .failure(DownloadError(error.kind, error.message + tries)) }
+            done.signal()
+        }
+        // Submitted before the ending is registered, so that a cancel always reaches the engine
+        // after the transfer it names (a stop already requested cancels it at once).
+        let accepted = inbox.withLock { box in
+            guard !box.stopped else { return false }
+            box.submitted.append(transfer)
+            return true
+        }
+        guard accepted else {
+            throw DownloadError(.storage, "\(exchange.method.rawValue) \(exchange.url): the run's transfers have ended")
+        }
+        events.wake()
+        if exchange.once {
+            done.wait()
+        } else {
+            stop.whileRunning(ending: { [self] in cancel(transfer) }) { done.wait() }
+        }
+        switch outcome.withLock({ $0 }) {
+        case .success(let answer): return answer
+        case .failure(let error): throw error
+        case nil: throw DownloadError(.storage, "\(exchange.method.rawValue) \(exchange.url): no answer")
+        }
+    }
 }

@@ -12,6 +12,8 @@ final class Transfer: @unchecked Sendable {
     let id: Int
     let request: TransferRequest
     let onFinish: @Sendable (TransferOutcome) -> Void
+    /// A store exchange's answer goes here instead (`StoreExchange`).
+    private(set) var onAnswer: (@Sendable (StoreAnswer) -> Void)?
     /// Progress events for the callers; the registry sets `progress.wanted`.
     let progress = ProgressThrottle()
 
@@ -64,7 +66,18 @@ final class Transfer: @unchecked Sendable {
     /// When the current attempt started, in seconds since the epoch.
     var requestTime: Double = 0
 
-    init(id: Int, request: TransferRequest, directory: TempFileDirectory, maxSize: Int64,
+    // Engine-thread state of a store exchange's current attempt.
+    /// The response body, up to the exchange's limit.
+    var storeBody: [UInt8] = []
+    /// A 2xx body went past the limit.
+    var storeOverflowed = false
+    /// Where the file body's next bytes are read from, and how many are left to send.
+    private var uploadOffset = 0
+    private var uploadLeft = 0
+    /// The exchange's header lines with its signing's, built by the engine's `EasyHandleOptions`.
+    var storeHeaderList: UnsafeMutablePointer<curl_slist>?
+
+    init(id: Int, request: TransferRequest, directory: TempFileDirectory?, maxSize: Int64,
          onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
         self.id = id
         self.request = request
@@ -82,9 +95,21 @@ final class Transfer: @unchecked Sendable {
                   onFinish: onFinish)
     }
 
+    /// A store exchange with the store at `origin`: `onAnswer` gets the answer its judge took,
+    /// `onFinish` only a failure.
+    convenience init(id: Int, exchange: StoreExchange, origin: ParsedURL, onAnswer: @escaping @Sendable (StoreAnswer) -> Void,
+                     onFinish: @escaping @Sendable (TransferOutcome) -> Void) {
+        var request = TransferRequest(url: origin)
+        request.checksOptOut = false
+        request.store = exchange
+        self.init(id: id, request: request, directory: nil, maxSize: 0, onFinish: onFinish)
+        self.onAnswer = onAnswer
+    }
+
     deinit {
         errorBuffer.deallocate()
         curl_slist_free_all(conditionalHeaderList)
+        curl_slist_free_all(storeHeaderList)
     }
 
     /// Cancelled: the scheduler drops it instead of starting it.
@@ -102,6 +127,12 @@ final class Transfer: @unchecked Sendable {
     }
 
     func resetAttempt() {
+        storeBody.removeAll(keepingCapacity: true)
+        storeOverflowed = false
+        if case .file(_, let offset, let length, _) = request.store?.body {
+            uploadOffset = offset
+            uploadLeft = length
+        }
         body.reset()
         response = ResponseHead()
         progress.reset()
@@ -112,6 +143,7 @@ final class Transfer: @unchecked Sendable {
 
     /// The write callback: a chunk of the body. Returning less than `chunk.count` aborts the transfer.
     func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if let store = request.store { return receiveStoreBody(chunk, limit: store.responseLimit) }
         guard (200..<300).contains(response.status) else {
             // Error and redirect bodies are read and dropped, so the connection can be reused.
             return body.discard(chunk.count) ? chunk.count : 0
@@ -134,6 +166,50 @@ final class Transfer: @unchecked Sendable {
         }
         progress.report(received: body.bytes, expected: response.contentLength)
         return chunk.count
+    }
+
+    /// Keeps a store's answer up to `limit`. Past it, a 2xx body (an object read with GET) stops
+    /// the attempt; an error page (a proxy's HTML, say) is only cut, so its status still counts.
+    private func receiveStoreBody(_ chunk: UnsafeRawBufferPointer, limit: Int) -> Int {
+        guard storeBody.count + chunk.count <= limit else {
+            if (200..<300).contains(response.status) {
+                storeOverflowed = true
+                return 0
+            }
+            storeBody.append(contentsOf: chunk.prefix(max(0, limit - storeBody.count)))
+            return chunk.count
+        }
+        storeBody.append(contentsOf: chunk)
+        return chunk.count
+    }
+
+    /// The read callback of a store exchange's file body: its next bytes, read with `pread`
+    /// (the descriptor's own offset is not used). A failed read aborts the attempt.
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard case .file(let descriptor, _, let length, let path) = request.store?.body else { return 0 }
+        let wanted = min(buffer.count, uploadLeft)
+        guard wanted > 0 else { return 0 }
+        let read = pread(descriptor, buffer.baseAddress, wanted, off_t(uploadOffset))
+        guard read > 0 else {
+            abortError = DownloadError(.filesystem, "cannot read \(path): \(Errno.describe(read < 0 ? errno : EIO))")
+            return Int(CURL_READFUNC_ABORT)
+        }
+        uploadOffset += read
+        uploadLeft -= read
+        progress.report(received: Int64(length - uploadLeft), expected: Int64(length))
+        return read
+    }
+
+    /// The answer of a store exchange's attempt, as the callbacks gathered it.
+    func storeAnswer() -> StoreAnswer {
+        StoreAnswer(status: response.status, body: storeBody, length: response.contentLength.map { Int($0) },
+                    etag: value(of: "etag"), region: value(of: "x-amz-bucket-region"))
+    }
+
+    /// The final response's last `name` field, unless it is empty.
+    private func value(of name: String) -> String? {
+        guard let value = response.fields.last(where: { $0.name == name })?.value, !value.isEmpty else { return nil }
+        return value
     }
 
     /// The header callback: one line of a response's header block. Returns false to abort the

@@ -15,4 +15,7 @@ struct TransferRequest: Sendable {
     var truncatesBody = false
     /// Refuse a 2xx response whose `X-Robots-Tag` opts out (unless `--ignore-opt-out`).
     var checksOptOut = true
+    /// Not a download but a request to an object store (`url` is then the store's origin, for
+    /// the per-host limits).
+    var store: StoreExchange?
 }

@@ -3,18 +3,19 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
-/// Requests to an S3-compatible object store, one at a time, on one libcurl easy handle that is
-/// kept between requests (so is its connection). libcurl signs each request with AWS Signature
-/// Version 4 (`CURLOPT_AWS_SIGV4`); the payload's SHA-256 goes in `x-amz-content-sha256`, which
-/// libcurl signs as the payload hash and the store checks against the bytes it received.
+/// Requests to an S3-compatible object store. Each is a `StoreExchange` that the run's engine
+/// runs beside the downloads (`S3Client(access:settings:downloader:stop:)`), or a small engine of
+/// the client's own: the same multi loop, retries (`RetryPolicy`: timeouts, resets, 408, 429 and
+/// 5xx, with backoff and Retry-After, and S3's 400 `RequestTimeout`), per-host limits, timeouts
+/// and cancellation. libcurl signs each attempt with AWS Signature Version 4
+/// (`CURLOPT_AWS_SIGV4`); the payload's SHA-256 goes in `x-amz-content-sha256`, which libcurl
+/// signs as the payload hash and the store checks against the bytes it received.
 ///
-/// A failed request is retried as a download is (`RetryPolicy`: timeouts, resets, 408, 429 and
-/// 5xx, with backoff, and S3's 400 `RequestTimeout`); a refusal (403, a missing bucket, …) is
-/// not. Every failure is a `storage` error that names the object, says what the store answered
-/// and what to check.
-///
-/// Used only by the thread that created it: the handle is that thread's.
-public final class S3Client {
+/// This type knows S3: keys and URLs (`S3Access`), the headers to sign, what each answer means
+/// (`judge`) and the XML replies. A refusal (403, a missing bucket, …) is not retried. Every
+/// failure is a `storage` error that names the object, says what the store answered and what to
+/// check. A client has no handle of its own, so any thread may use it, and several at once.
+public final class S3Client: Sendable {
     public struct Settings: Sendable {
         public var retry: RetryPolicy
         public var connectTimeout: Double
@@ -35,13 +36,8 @@ public final class S3Client {
         }
     }
 
-    /// Set from any thread to end a request in progress and every retry (`cancelled`).
-    public final class Stop: Sendable {
-        private let flag = Atomic<Bool>(false)
-        public init() {}
-        public func request() { flag.store(true, ordering: .relaxed) }
-        public var requested: Bool { flag.load(ordering: .relaxed) }
-    }
+    /// Set from any thread to end the requests in progress and every retry (`cancelled`).
+    public typealias Stop = CancelSignal
 
     /// What a HEAD says of an object.
     public struct ObjectInfo: Sendable, Equatable {
@@ -69,22 +65,48 @@ public final class S3Client {
     private let access: S3Access
     private let settings: Settings
     private let stop: Stop
-    private let handle: OpaquePointer
-    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let transport: StoreTransport
+    /// The engine the client made for itself, closed with the client.
+    private let ownEngine: Engine?
 
+    /// A client whose requests run on `downloader`'s engine, beside its downloads.
+    public init(access: S3Access, settings: Settings, downloader: ImageDownloader, stop: Stop = Stop()) {
+        self.access = access
+        self.settings = settings
+        self.stop = stop
+        if let transport = downloader.storeTransport {
+            self.transport = transport
+            ownEngine = nil
+        } else {
+            let engine = Self.makeEngine(settings)
+            transport = engine
+            ownEngine = engine
+        }
+    }
+
+    /// A client with an engine of its own (a check before the run, or a program without a downloader).
     public init(access: S3Access, settings: Settings, stop: Stop = Stop()) {
         self.access = access
         self.settings = settings
         self.stop = stop
-        guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
-        self.handle = handle
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(to: 0)
+        let engine = Self.makeEngine(settings)
+        transport = engine
+        ownEngine = engine
+    }
+
+    private static func makeEngine(_ settings: Settings) -> Engine {
+        var configuration = DownloaderConfiguration(outputDirectory: "/")
+        configuration.retries = settings.retry.maxRetries
+        configuration.concurrency = 8
+        configuration.perHost = 8
+        configuration.userAgent = settings.userAgent
+        // Nothing of the configuration that can fail (a CA file, a cookie jar, --resolve) is set.
+        guard let engine = try? Engine(configuration: configuration) else { fatalError("cannot start libcurl's multi interface") }
+        return engine
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        errorBuffer.deallocate()
+        ownEngine?.close()
     }
 
     /// Uploads the file at `path` as object `key`, with `contentType`. Returns once the store
@@ -105,7 +127,7 @@ public final class S3Client {
             return try putInParts(descriptor: descriptor, path: path, size: size, bucket: bucket, key: key, contentType: contentType)
         }
         let digest: String
-        let body: Body
+        let body: StoreExchange.Body
         if size < Self.inMemoryPut {
             // Read once: the bytes sent are the bytes hashed.
             var bytes = [UInt8](repeating: 0, count: size)
@@ -114,12 +136,11 @@ public final class S3Client {
             let hasher = SHA256Hasher()
             bytes.withUnsafeBytes { hasher.update($0) }
             digest = hasher.finish()
-            body = .memory(bytes)
+            body = .bytes(bytes)
         } else {
             digest = try SHA256.hexDigest(ofFile: descriptor, path: path)
-            // libcurl's `Expect: 100-continue` stays here: a refusal then costs no body. It cannot
-            // be turned off with an empty `Expect:` header, which libcurl 7.88 signs but does not send.
-            body = .file(descriptor: descriptor, path: path, size: size)
+            // Streamed from the file, with `Expect: 100-continue` (`EasyHandleOptions.configureStore`).
+            body = .file(descriptor: descriptor, offset: 0, length: size, path: path)
         }
         return try request(.put(body), bucket: bucket, key: key, payloadHash: digest,
                            headers: ["Content-Type: \(contentType)"]).etag
@@ -144,8 +165,8 @@ public final class S3Client {
                 let length = min(partSize, size - offset)
                 let number = parts.count + 1
                 let digest = try SHA256.hexDigest(ofRange: descriptor, offset: offset, length: length, path: path)
-                let answer = try request(.putPart(query: "partNumber=\(number)&" + uploadQuery, descriptor: descriptor, path: path,
-                                                  offset: offset, length: length),
+                let answer = try request(.putPart(query: "partNumber=\(number)&" + uploadQuery,
+                                                  body: .file(descriptor: descriptor, offset: offset, length: length, path: path)),
                                          bucket: bucket, key: key, payloadHash: digest, headers: [])
                 guard let etag = answer.etag else {
                     throw DownloadError(.storage, "PUT \(name) part \(number): the store's answer has no ETag")
@@ -212,12 +233,15 @@ public final class S3Client {
 
     /// One HEAD of `bucket`, without retries (a run waits for it).
     public func checkBucket(_ bucket: String) -> BucketAnswer {
-        guard let (response, _, _) = try? attempt(.head, url: access.objectURL(bucket: bucket, key: ""), name: "s3://\(bucket)",
-                                                 payloadHash: Self.emptyHash, headers: [], stop: stop) else { return .unknown }
-        if let region = response.region, region != access.region, [301, 307, 400].contains(response.status) {
+        var exchange = exchange(.head, url: access.objectURL(bucket: bucket, key: ""), payloadHash: Self.emptyHash, headers: []) { _ in
+            .answered
+        }
+        exchange.once = true
+        guard let answer = try? transport.run(exchange, stop: stop) else { return .unknown }
+        if let region = answer.region, region != access.region, [301, 307, 400].contains(answer.status) {
             return .inRegion(region)
         }
-        switch response.status {
+        switch answer.status {
         case 200..<300: return .exists
         case 404: return .missing
         default: return .unknown
@@ -227,212 +251,127 @@ public final class S3Client {
     /// SHA-256 of no bytes: the payload hash of GET and HEAD.
     static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-    private enum Body {
-        case memory([UInt8])
-        /// Read through a duplicate of `descriptor`, rewound for each attempt.
-        case file(descriptor: Int32, path: String, size: Int)
-    }
-
     private enum Method {
-        case put(Body)
+        case put(StoreExchange.Body)
         case get(limit: Int)
         case head
         /// A POST with a small body (a multipart upload's creation and completion).
         case post(query: String, body: [UInt8])
-        /// One part of a multipart upload: `length` bytes of the file from `offset`.
-        case putPart(query: String, descriptor: Int32, path: String, offset: Int, length: Int)
+        /// One part of a multipart upload: a range of the file.
+        case putPart(query: String, body: StoreExchange.Body)
         /// A multipart upload's abort (DELETE).
         case abort(query: String)
 
-        var name: String {
+        var exchangeMethod: StoreExchange.Method {
             switch self {
-            case .put, .putPart: "PUT"
-            case .get: "GET"
-            case .head: "HEAD"
-            case .post: "POST"
-            case .abort: "DELETE"
+            case .put, .putPart: .put
+            case .get: .get
+            case .head: .head
+            case .post: .post
+            case .abort: .delete
             }
         }
+
+        var name: String { exchangeMethod.rawValue }
 
         /// The query string, encoded as S3 signs it (names and values sorted).
         var query: String? {
             switch self {
-            case .post(let query, _), .putPart(let query, _, _, _, _), .abort(let query): query
+            case .post(let query, _), .putPart(let query, _), .abort(let query): query
             case .put, .get, .head: nil
             }
         }
+
+        var body: StoreExchange.Body {
+            switch self {
+            case .put(let body), .putPart(_, let body): body
+            case .post(_, let bytes): .bytes(bytes)
+            case .get, .head, .abort: .empty
+            }
+        }
+
+        /// Most bytes of the answer's body kept.
+        var responseLimit: Int {
+            if case .get(let limit) = self { limit } else { S3Client.errorBodyLimit }
+        }
     }
 
-    private struct Response {
-        var status: Int
-        var body: [UInt8]
-        var length: Int?
-        var etag: String?
-        /// `x-amz-bucket-region`, which S3 sends with a wrong region's refusal.
-        var region: String?
-    }
-
-    /// The request, with its retries: a 2xx answer (or a 404 of GET and HEAD, which says "none").
-    /// With `once`, one attempt that no stop ends (an abort while the run is cancelled).
+    /// The request, run by the engine with its retries: a 2xx answer (or a 404 of GET and HEAD,
+    /// which says "none"). With `once`, one attempt that no stop ends (an abort while the run is
+    /// cancelled).
     private func request(_ method: Method, bucket: String, key: String, payloadHash: String,
-                         headers: [String], once: Bool = false) throws(DownloadError) -> Response {
+                         headers: [String], once: Bool = false) throws(DownloadError) -> StoreAnswer {
         let url = access.objectURL(bucket: bucket, key: key) + (method.query.map { "?" + $0 } ?? "")
         var name = "s3://\(bucket)/\(key)"
-        if case .putPart(let query, _, _, _, _) = method, let number = query.split(separator: "&").first?.dropFirst("partNumber=".count) {
+        if case .putPart(let query, _) = method, let number = query.split(separator: "&").first?.dropFirst("partNumber=".count) {
             name += " (part \(number))"
         }
-        var failed = 0
-        while true {
-            if stop.requested && !once { throw DownloadError(.cancelled, "cancelled before \(method.name) \(name)") }
-            let (response, failure, transient) = try attempt(method, url: url, name: name, payloadHash: payloadHash, headers: headers,
-                                                             stop: once ? Stop() : stop)
-            guard let failure else { return response }
-            failed += 1
-            guard transient, !once, !stop.requested,
-                  let wait = settings.retry.delay(afterFailedAttempts: failed, retryAfter: nil,
-                                                  now: Date().timeIntervalSince1970, random: Double.random(in: 0..<1)) else {
-                let tries = failed > 1 ? " (after \(failed) attempts)" : ""
-                throw DownloadError(failure.kind, failure.message + tries)
-            }
-            pause(wait)
-        }
-    }
-
-    /// Sleeps `seconds`, or less when a stop is requested.
-    private func pause(_ seconds: Double) {
-        var left = seconds
-        while !stop.requested, left > 0 {
-            usleep(useconds_t(min(left, 0.1) * 1_000_000))
-            left -= 0.1
-        }
-    }
-
-    /// One attempt: its response, or its failure and whether a retry may help.
-    private func attempt(_ method: Method, url: String, name: String, payloadHash: String,
-                         headers: [String], stop: Stop) throws(DownloadError) -> (Response, DownloadError?, Bool) {
-        curl_easy_reset(handle)
-        errorBuffer[0] = 0
-        let exchange = Exchange(handle: handle, limit: { if case .get(let limit) = method { limit } else { Self.errorBodyLimit } }(),
-                                stop: stop)
-        let box = Unmanaged.passRetained(exchange)
-        defer { box.release() }
-        var list: UnsafeMutablePointer<curl_slist>?
-        var all = headers + ["x-amz-content-sha256: \(payloadHash)"]
-        if let token = access.sessionToken { all.append("x-amz-security-token: \(token)") }
-        for header in all { list = curl_slist_append(list, header) }
-        defer { curl_slist_free_all(list) }
-
-        CCurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        CCurl_easy_setopt_string(handle, CURLOPT_URL, url)
-        // The path is sent as signed: libcurl must not remove dot segments or re-encode it.
-        CCurl_easy_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
-        CCurl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        CCurl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        CCurl_easy_setopt_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(access.region):s3")
-        CCurl_easy_setopt_string(handle, CURLOPT_USERNAME, access.accessKey)
-        CCurl_easy_setopt_string(handle, CURLOPT_PASSWORD, access.secretKey)
-        CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
-        CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, settings.userAgent)
-        CCurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(settings.connectTimeout * 1000))
-        CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1024)
-        CCurl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(settings.timeout.rounded(.up))))
-        if let bundle = access.caBundle { CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
-        CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-        CCurl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION, responseBodyCallback)
-        CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, box.toOpaque())
-        CCurl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION, responseHeaderCallback)
-        CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, box.toOpaque())
-        CCurl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-        CCurl_easy_setopt_xferinfo_callback(handle, stopCallback)
-        CCurl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, box.toOpaque())
-
-        var file: UnsafeMutablePointer<FILE>?
-        defer { if let file { fclose(file) } }
-        switch method {
-        case .put(.memory(let bytes)):
-            // A POST body sent as PUT: libcurl adds no `Expect` to a body this small.
-            CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "PUT")
-            setPostBody(bytes)
-        case .put(.file(let descriptor, let path, let size)):
-            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-            if copy >= 0 { file = fdopen(copy, "rb") }
-            guard let file, lseek(copy, 0, SEEK_SET) == 0 else {
-                if copy >= 0 && file == nil { close(copy) }
-                throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())")
-            }
-            CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD, 1)
-            CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, UnsafeMutableRawPointer(file))
-            CCurl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size))
-        case .get:
-            break
-        case .head:
-            CCurl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
-        case .post(_, let bytes):
-            setPostBody(bytes)
-        case .putPart(_, let descriptor, _, let offset, let length):
-            exchange.part = PartReader(descriptor: descriptor, offset: offset, length: length)
-            CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD, 1)
-            CCurl_easy_setopt_write_callback(handle, CURLOPT_READFUNCTION, partReadCallback)
-            CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, box.toOpaque())
-            CCurl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length))
-        case .abort:
-            CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "DELETE")
-        }
-
-        let code = curl_easy_perform(handle)
-        var status = 0
-        CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        var length: curl_off_t = -1
-        CCurl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        let response = Response(status: status, body: exchange.body, length: length >= 0 ? Int(length) : nil, etag: exchange.etag,
-                                region: exchange.region)
-        if code == CURLE_ABORTED_BY_CALLBACK && stop.requested {
+        let endpoint = access.endpoint ?? url
+        var exchange = exchange(method.exchangeMethod, url: url, payloadHash: payloadHash, headers: headers,
+                                judge: Self.judge(method, name: name, endpoint: endpoint))
+        exchange.body = method.body
+        exchange.responseLimit = method.responseLimit
+        exchange.once = once
+        do {
+            return try transport.run(exchange, stop: stop)
+        } catch where error.kind == .cancelled {
             throw DownloadError(.cancelled, "cancelled during \(method.name) \(name)")
         }
-        if let failure = exchange.part?.failure {
-            throw DownloadError(.filesystem, "cannot read \(name)'s file: \(Errno.describe(failure))")
-        }
-        if code == CURLE_WRITE_ERROR && exchange.overflowed {
-            return (response, DownloadError(.storage, "\(method.name) \(name): the object is larger than \(exchange.limit) bytes"), false)
-        }
-        guard code == CURLE_OK else {
-            let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-            // A part's body cannot be rewound by libcurl (its own resend on a dropped reused
-            // connection): the next attempt reads it afresh.
-            return (response, DownloadError(.storage, "\(method.name) \(name) failed: \(detail) "
-                        + "(check AWS_ENDPOINT_URL and that the store is reachable: \(access.endpoint ?? url))"),
-                    RetryPolicy.isTransient(curlCode: code) || code == CURLE_SEND_FAIL_REWIND)
-        }
-        // A multipart creation or completion is done only when its answer says so: S3 (and MinIO,
-        // after keep-alive spaces) may answer 200 and put an error in the body.
-        if (200..<300).contains(status), case .post = method,
-           Self.find(Array("<InitiateMultipartUploadResult".utf8), in: exchange.body, from: 0) == nil,
-           Self.find(Array("<CompleteMultipartUploadResult".utf8), in: exchange.body, from: 0) == nil {
-            let errorCode = Self.errorElement("Code", in: exchange.body)
-            let said = Self.errorText(exchange.body)
-            return (response, DownloadError(.storage, "POST \(name): HTTP \(status)\(said.isEmpty ? ", but no result in the answer" : said)"),
-                    errorCode == nil || errorCode == "InternalError" || errorCode == "SlowDown")
-        }
-        if (200..<300).contains(status) { return (response, nil, false) }
-        let errorCode = Self.errorElement("Code", in: exchange.body)
-        // A GET or HEAD of a missing object says "none"; of a missing bucket, that is an error.
-        if status == 404, errorCode != "NoSuchBucket" {
-            switch method {
-            case .get, .head: return (response, nil, false)
-            case .put, .post, .putPart, .abort: break
-            }
-        }
-        let said = Self.errorText(exchange.body)
-        let transient = RetryPolicy.isTransient(status: status) || (status == 400 && errorCode == "RequestTimeout")
-        return (response, DownloadError(.storage, "\(method.name) \(name): HTTP \(status)\(said)\(Self.hint(status, code: errorCode))"),
-                transient)
     }
 
-    /// A POST body, copied by libcurl at once (an empty one still needs a pointer).
-    private func setPostBody(_ bytes: [UInt8]) {
-        CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-        (bytes.isEmpty ? [0] : bytes).withUnsafeBytes { raw in
-            _ = CCurl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+    /// An exchange of `method` with `url`, signed, with the client's settings.
+    private func exchange(_ method: StoreExchange.Method, url: String, payloadHash: String, headers: [String],
+                          judge: @escaping @Sendable (StoreAttempt) -> StoreVerdict) -> StoreExchange {
+        var all = headers + ["x-amz-content-sha256: \(payloadHash)"]
+        if let token = access.sessionToken { all.append("x-amz-security-token: \(token)") }
+        return StoreExchange(method: method, url: url, headers: all,
+                             signing: StoreExchange.Signing(scope: "aws:amz:\(access.region):s3", accessKey: access.accessKey,
+                                                            secretKey: access.secretKey),
+                             caBundle: access.caBundle, connectTimeout: settings.connectTimeout, timeout: settings.timeout,
+                             userAgent: settings.userAgent, responseLimit: Self.errorBodyLimit, judge: judge)
+    }
+
+    /// What an attempt's answer means for `method` on object `name`: the answer, a failure worth a
+    /// retry, or a refusal.
+    private static func judge(_ method: Method, name: String, endpoint: String) -> @Sendable (StoreAttempt) -> StoreVerdict {
+        let limit = method.responseLimit
+        let isRead = switch method {
+        case .get, .head: true
+        case .put, .post, .putPart, .abort: false
+        }
+        let isPost = if case .post = method { true } else { false }
+        let verb = method.name
+        return { attempt in
+            let body = attempt.answer.body
+            let status = attempt.answer.status
+            if attempt.code == CURLE_WRITE_ERROR && attempt.overflowed {
+                return .failed(DownloadError(.storage, "\(verb) \(name): the object is larger than \(limit) bytes"))
+            }
+            guard attempt.code == CURLE_OK else {
+                let error = DownloadError(.storage, "\(verb) \(name) failed: \(attempt.detail) "
+                    + "(check AWS_ENDPOINT_URL and that the store is reachable: \(endpoint))")
+                // libcurl cannot rewind a file body for its own resend on a dropped reused
+                // connection: the next attempt reads it afresh.
+                let transient = RetryPolicy.isTransient(curlCode: attempt.code) || attempt.code == CURLE_SEND_FAIL_REWIND
+                return transient ? .retry(error) : .failed(error)
+            }
+            // A multipart creation or completion is done only when its answer says so: S3 (and
+            // MinIO, after keep-alive spaces) may answer 200 and put an error in the body.
+            if (200..<300).contains(status), isPost,
+               find(Array("<InitiateMultipartUploadResult".utf8), in: body, from: 0) == nil,
+               find(Array("<CompleteMultipartUploadResult".utf8), in: body, from: 0) == nil {
+                let errorCode = errorElement("Code", in: body)
+                let said = errorText(body)
+                let error = DownloadError(.storage, "POST \(name): HTTP \(status)\(said.isEmpty ? ", but no result in the answer" : said)")
+                return errorCode == nil || errorCode == "InternalError" || errorCode == "SlowDown" ? .retry(error) : .failed(error)
+            }
+            if (200..<300).contains(status) { return .answered }
+            let errorCode = errorElement("Code", in: body)
+            // A GET or HEAD of a missing object says "none"; of a missing bucket, that is an error.
+            if status == 404, errorCode != "NoSuchBucket", isRead { return .answered }
+            let error = DownloadError(.storage, "\(verb) \(name): HTTP \(status)\(errorText(body))\(hint(status, code: errorCode))")
+            let transient = RetryPolicy.isTransient(status: status) || (status == 400 && errorCode == "RequestTimeout")
+            return transient ? .retry(error) : .failed(error)
         }
     }
 
@@ -474,93 +413,4 @@ public final class S3Client {
         default: ""
         }
     }
-}
-
-/// What one request's callbacks gather: the response body up to `limit`, and its `ETag`; and,
-/// for a part, where its bytes are read from.
-private final class Exchange {
-    let handle: OpaquePointer
-    let limit: Int
-    let stop: S3Client.Stop
-    var body: [UInt8] = []
-    var overflowed = false
-    var etag: String?
-    var region: String?
-    var part: PartReader?
-
-    init(handle: OpaquePointer, limit: Int, stop: S3Client.Stop) {
-        self.handle = handle
-        self.limit = limit
-        self.stop = stop
-    }
-}
-
-/// Keeps the body up to the limit. Past it, a 2xx body (an object read with GET) stops the
-/// transfer; an error page (a proxy's HTML, say) is only cut, so its status still counts.
-private let responseBodyCallback: curl_write_callback = { buffer, size, count, userdata in
-    let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
-    let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-    guard exchange.body.count + bytes.count <= exchange.limit else {
-        var status = 0
-        CCurl_easy_getinfo_long(exchange.handle, CURLINFO_RESPONSE_CODE, &status)
-        if (200..<300).contains(status) {
-            exchange.overflowed = true
-            return 0
-        }
-        exchange.body.append(contentsOf: bytes.prefix(max(0, exchange.limit - exchange.body.count)))
-        return size * count
-    }
-    exchange.body.append(contentsOf: bytes)
-    return size * count
-}
-
-/// Notes the `ETag` and `x-amz-bucket-region` of the final response.
-private let responseHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
-    let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
-    let line = UnsafeRawBufferPointer(start: buffer, count: size * count)
-    func value(of name: String) -> String? {
-        guard line.count > name.utf8.count, line.prefix(name.utf8.count).map({ $0 | 0x20 }).elementsEqual(name.utf8) else { return nil }
-        let value = String(decoding: line.dropFirst(name.utf8.count), as: UTF8.self).trimmingWhitespace
-        return value.isEmpty ? nil : value
-    }
-    if line.starts(with: "HTTP/".utf8) {
-        exchange.etag = nil  // a new response (after a 100 Continue, say)
-        exchange.region = nil
-    } else if let etag = value(of: "etag:") {
-        exchange.etag = etag
-    } else if let region = value(of: "x-amz-bucket-region:") {
-        exchange.region = region
-    }
-    return size * count
-}
-
-/// `length` bytes of a file from `offset`, read with `pread` (the descriptor's offset is not used).
-private struct PartReader {
-    let descriptor: Int32
-    var offset: Int
-    var length: Int
-    /// The errno of a failed read.
-    var failure: Int32?
-}
-
-/// libcurl's read callback for a part (the same C type as a write callback).
-private let partReadCallback: curl_write_callback = { buffer, size, count, userdata in
-    let exchange = Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue()
-    guard var part = exchange.part else { return 0 }
-    let wanted = min(size * count, part.length)
-    guard wanted > 0 else { return 0 }
-    let read = pread(part.descriptor, buffer, wanted, off_t(part.offset))
-    guard read > 0 else {
-        part.failure = read < 0 ? errno : EIO
-        exchange.part = part
-        return Int(CURL_READFUNC_ABORT)
-    }
-    part.offset += read
-    part.length -= read
-    exchange.part = part
-    return read
-}
-
-private let stopCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in
-    Unmanaged<Exchange>.fromOpaque(userdata!).takeUnretainedValue().stop.requested ? 1 : 0
 }

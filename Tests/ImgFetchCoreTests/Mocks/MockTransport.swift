@@ -24,7 +24,7 @@ final class MockTransport: DownloadTransport {
 
     func submit(_ transfer: Transfer) {
         // Like the engine, a transfer gets its temp file when it starts; cancelling it removes the file.
-        let tempFile = try? transfer.body.directory.create()
+        let tempFile = try? transfer.body.directory?.create()
         state.withLock { state in
             transfer.body.tempFile = tempFile
             transfer.attempts = 1
@@ -114,7 +114,7 @@ final class MockTransport: DownloadTransport {
         let outcome: TransferOutcome
         do throws(DownloadError) {
             let tempFile: TempFile
-            if let existing { tempFile = existing } else { tempFile = try transfer.body.directory.create() }
+            if let existing { tempFile = existing } else { tempFile = try transfer.body.directory!.create() }
             if let code = body.withUnsafeBytes({ tempFile.write($0) }) {
                 throw DownloadError(.filesystem, "mock cannot write \(tempFile.displayPath): \(Errno.describe(code))")
             }

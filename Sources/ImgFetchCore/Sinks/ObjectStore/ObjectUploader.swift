@@ -10,9 +10,9 @@ import Glibc
 /// HEAD). An upload that fails after its retries fails the item with class `storage`; its local
 /// file stays, so a re-run uploads it without downloading it again.
 ///
-/// `threads` upload threads, each with its own `S3Client` (a libcurl handle that only that thread
-/// touches). Results reach `submit` on the output thread and leave from the upload threads; the
-/// run's admission window bounds how many wait here.
+/// `threads` upload threads share one `S3Client`, whose requests run on the downloader's engine.
+/// Results reach `submit` on the output thread and leave from the upload threads; the run's
+/// admission window bounds how many wait here.
 public final class ObjectUploader: @unchecked Sendable {
     public typealias Done = @Sendable (ItemReport) -> Void
 
@@ -23,6 +23,7 @@ public final class ObjectUploader: @unchecked Sendable {
 
     private let output: ObjectStoreOutput
     private let stop = S3Client.Stop()
+    private let client: S3Client
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var jobs = Deque<Job>()
@@ -30,8 +31,9 @@ public final class ObjectUploader: @unchecked Sendable {
     private var running: Int
     private var endedWith: DownloadError?
 
-    public init(output: ObjectStoreOutput, threads: Int) {
+    public init(output: ObjectStoreOutput, downloader: ImageDownloader, threads: Int) {
         self.output = output
+        client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop)
         running = threads
         for number in 0..<threads {
             startThread(name: "imgfetch.upload.\(number)") { [self] in work() }
@@ -72,7 +74,6 @@ public final class ObjectUploader: @unchecked Sendable {
     }
 
     private func work() {
-        let client = S3Client(access: output.access, settings: output.settings, stop: stop)
         while true {
             lock.lock()
             while jobs.isEmpty && !closing { lock.wait() }

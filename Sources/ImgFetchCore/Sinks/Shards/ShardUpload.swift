@@ -11,22 +11,23 @@ import Glibc
 /// permission. The local files go afterwards, uploaded or not: the store is the output, and a
 /// re-run fetches what it lacks.
 ///
-/// Used under the `DatasetWriter`'s lock; each upload has its own `S3Client`, so no libcurl
-/// handle outlives the thread that made it.
+/// Used on the `DatasetWriter`'s finisher thread; its requests run on the downloader's engine.
 public struct ShardUpload: Sendable {
     public let store: ObjectStoreOutput
     /// Ends an upload in progress when the run is cancelled.
     public let stop = S3Client.Stop()
+    /// The store's client, on `downloader`'s engine; the list reader reads finished shards with it too.
+    public let client: S3Client
 
-    public init(store: ObjectStoreOutput) {
+    public init(store: ObjectStoreOutput, downloader: ImageDownloader) {
         self.store = store
+        client = S3Client(access: store.access, settings: store.settings, downloader: downloader, stop: stop)
     }
 
     /// Uploads the files of shard `names` from `directory`, then removes them there.
     func upload(_ names: ShardNames, from directory: String) throws(DownloadError) {
         let files = [names.tar, names.results, names.stats]
         defer { for name in files { unlink(directory + "/" + name) } }
-        let client = S3Client(access: store.access, settings: store.settings, stop: stop)
         let bucket = store.location.bucket
         /// Puts `name`, and returns the entity tag the store gave it (from a HEAD when the PUT's answer had none).
         @discardableResult
