@@ -303,6 +303,25 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                      notes=["One commit, two builds: `Scripts/package --binary` (`--static-swift-stdlib`, stripped: the "
                             "binary every artifact ships) and `swift build -c release` (the Swift runtime's shared "
                             "libraries loaded from the toolchain). The four ran in the same alternating rounds."]))
+    # A change that must not cost CPU per item: the same scenarios, this tree against a baseline
+    # commit (Scripts/bench --baseline REV), in the same alternating rounds.
+    if args.baseline_imgfetch:
+        before, rev = args.baseline_imgfetch, args.baseline_name
+        pair = lambda label, extra=(): [Imgfetch(before, f"{rev} {label}".rstrip(), extra),
+                                        Imgfetch(fetch, f"this tree {label}".rstrip(), extra)]
+        ab_note = (f"A/B: `{rev}` (`Scripts/bench --baseline {rev}`: its own `Scripts/package --binary`) against this "
+                   "tree, each binary once per alternating round.")
+        scenarios += [
+            Scenario("ab-small", f"A/B, small set with `--no-decode`: {small_n} × 640×480", small_urls, small_paths,
+                     small_n, pair("--no-decode", ("--no-decode",)), counted, 150, notes=[ab_note]),
+            Scenario("ab-tiny", f"A/B, the {tiny_n:,}-line tiny list", tiny_urls, "", tiny_n, pair(""), counted, 300,
+                     out_root=tmpfs_root(), warmup_lists=(lists.head(tiny_urls, min(tiny_n, 5000)), ""),
+                     notes=[ab_note, "Output on tmpfs, as for the tiny list."]),
+            Scenario("ab-dataset", f"A/B, dataset shards: {dataset_n} × 640×480 → 256×256 center crops, JPEG q95",
+                     dataset_table, "", dataset_n,
+                     pair("webdataset", shards.extra),
+                     counted, 150, notes=[ab_note]),
+        ]
     wanted = set(args.only.split(",")) if args.only else None
     if wanted and "length" in wanted:
         wanted |= {"length-0.1M", "length-1M", "length-10M"}
@@ -319,6 +338,9 @@ def main() -> int:
                         "linked in (Scripts/package --binary)")
     parser.add_argument("--dynamic-imgfetch", help="the same commit built by plain `swift build -c release` (the Swift "
                         "runtime loaded from the toolchain), for the runtime scenario's A/B")
+    parser.add_argument("--baseline-imgfetch", help="a baseline commit's shipped binary, for the ab-* scenarios "
+                        "(Scripts/bench --baseline REV builds it)")
+    parser.add_argument("--baseline-name", default="baseline", help="the baseline's name in the tables (its commit)")
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
@@ -331,7 +353,8 @@ def main() -> int:
     args = parser.parse_args()
     args.imgfetch = os.path.abspath(args.imgfetch)
     if args.only:  # "wan" names the whole WAN-shaped group
-        args.only = ",".join(k for key in args.only.split(",") for k in (wan.KEYS if key == "wan" else (key,)))
+        groups = {"wan": wan.KEYS, "ab": ("ab-small", "ab-tiny", "ab-dataset")}
+        args.only = ",".join(k for key in args.only.split(",") for k in groups.get(key, (key,)))
     bench_dir = os.path.abspath(args.bench_dir)
     os.makedirs(os.path.join(bench_dir, "logs"), exist_ok=True)
     output = args.output or (os.path.join(bench_dir, "BENCHMARKS-partial.md") if args.quick or args.only
