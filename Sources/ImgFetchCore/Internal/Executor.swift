@@ -2,8 +2,9 @@ import Dispatch
 import Glibc
 
 /// A queue of jobs and the threads that run them: the pipeline's one executor. The decode workers
-/// (`DecodeStage`, one thread per core), the output thread (`ResultDelivery`) and the index writer
-/// (`CacheWriter`, in batches) are each one.
+/// (`DecodeStage`, one thread per core), the output thread (`ResultDelivery`), the index writer
+/// (`CacheWriter`, in batches), the shard finisher (`DatasetWriter`) and the upload threads
+/// (`ObjectUploader`) are each one.
 ///
 /// Its life is one state, after swift-nio's `NIOThreadPool`: `running` with its queue, `draining`
 /// (`close`: the queued jobs still run, and jobs they submit too, then the threads end),

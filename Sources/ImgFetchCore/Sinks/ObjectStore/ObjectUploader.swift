@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The upload stage of a `-o s3://…` run with a file per image: each result that has files
 /// (saved, or skipped because the work directory has them already) waits here until its files
@@ -10,10 +11,11 @@ import Glibc
 /// HEAD). An upload that fails after its retries fails the item with class `storage`; its local
 /// file stays, so a re-run uploads it without downloading it again.
 ///
-/// `threads` upload threads share one `S3Client`, whose requests run on the downloader's engine.
-/// Results reach `submit` on the output thread and leave from the upload threads; the run's
-/// admission window bounds how many wait here.
-public final class ObjectUploader: @unchecked Sendable {
+/// `threads` upload threads (one `Executor`, each worker taking one job) share one `S3Client`,
+/// whose requests run on the downloader's engine: a thread only waits for their answers. Results
+/// reach `submit` on the output thread and leave from the upload threads; the run's admission
+/// window bounds how many wait here.
+public final class ObjectUploader: Sendable {
     public typealias Done = @Sendable (ItemReport) -> Void
 
     private struct Job {
@@ -24,19 +26,26 @@ public final class ObjectUploader: @unchecked Sendable {
     private let output: ObjectStoreOutput
     private let stop = S3Client.Stop()
     private let client: S3Client
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    private var jobs = Deque<Job>()
-    private var closing = false
-    private var running: Int
-    private var endedWith: DownloadError?
+    private let executor: Executor<Job>
+    /// Set once by `cancel`: the jobs still waiting end with it, unrun.
+    private let ending = Ending()
+
+    private final class Ending: Sendable {
+        let error = Mutex<DownloadError?>(nil)
+    }
 
     public init(output: ObjectStoreOutput, downloader: ImageDownloader, threads: Int) {
         self.output = output
-        client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop)
-        running = threads
-        for number in 0..<threads {
-            startThread(name: "imgfetch.upload.\(number)") { [self] in work() }
+        let client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop)
+        self.client = client
+        let ending = ending
+        executor = Executor(threadNames: (0..<threads).map { "imgfetch.upload.\($0)" }) { jobs in
+            for job in jobs {
+                var report = job.report
+                report.result = ending.error.withLock { $0 }.map { Self.ended(report.result, by: $0) }
+                    ?? Self.upload(report.result, output: output, with: client)
+                job.done(report)
+            }
         }
     }
 
@@ -46,9 +55,11 @@ public final class ObjectUploader: @unchecked Sendable {
     /// Hands `report` on to `done` once its files are uploaded; at once when it has none.
     public func submit(_ report: ItemReport, done: @escaping Done) {
         guard Self.hasFiles(report.result) else { return done(report) }
-        lock.withLock {
-            jobs.append(Job(report: report, done: done))
-            lock.signal()
+        // Submitted after `close`: handed on as the run's end left it.
+        if let job = executor.submit(Job(report: report, done: done)) {
+            var report = job.report
+            report.result = Self.ended(report.result, by: ending.error.withLock { $0 } ?? .cancelled)
+            job.done(report)
         }
     }
 
@@ -58,57 +69,33 @@ public final class ObjectUploader: @unchecked Sendable {
 
     /// Ends the uploads in progress and fails every waiting one with `error` (cancelled by default).
     public func cancel(failingWith error: DownloadError = .cancelled) {
-        lock.withLock {
-            if endedWith == nil { endedWith = error }
-        }
+        ending.error.withLock { if $0 == nil { $0 = error } }
         stop.request()
     }
 
     /// Waits until every thread is done; the submitted jobs have all been handed on by then.
     public func close() {
-        lock.withLock {
-            closing = true
-            lock.broadcast()
-            while running > 0 { lock.wait() }
-        }
-    }
-
-    private func work() {
-        while true {
-            lock.lock()
-            while jobs.isEmpty && !closing { lock.wait() }
-            guard let job = jobs.popFirst() else {
-                running -= 1
-                lock.broadcast()
-                lock.unlock()
-                return
-            }
-            let ended = endedWith
-            lock.unlock()
-            var report = job.report
-            report.result = ended.map { Self.ended(report.result, by: $0) } ?? upload(report.result, with: client)
-            job.done(report)
-        }
+        executor.close()
     }
 
     /// The result once its files are objects: their URLs as its paths, or a failure.
-    private func upload(_ result: DownloadResult, with client: S3Client) -> DownloadResult {
+    private static func upload(_ result: DownloadResult, output: ObjectStoreOutput, with client: S3Client) -> DownloadResult {
         var result = result
         var urls: [String] = []
         for path in result.paths {
             guard let name = output.name(ofLocal: path) else {
-                return Self.ended(result, by: DownloadError(.filesystem, "\(path) is outside the work directory \(output.workDirectory)"))
+                return ended(result, by: DownloadError(.filesystem, "\(path) is outside the work directory \(output.workDirectory)"))
             }
             let key = output.location.key(name)
             do {
-                if result.status == .skipped, try stored(key, size: Self.localSize(path), with: client) {
+                if result.status == .skipped, try stored(key, size: localSize(path), output: output, with: client) {
                     urls.append(output.location.url(name))
                     continue
                 }
                 try client.put(file: path, bucket: output.location.bucket, key: key, contentType: ObjectStoreOutput.contentType(of: name))
                 urls.append(output.location.url(name))
             } catch {
-                return Self.ended(result, by: error)
+                return ended(result, by: error)
             }
         }
         result.paths = urls
@@ -117,7 +104,7 @@ public final class ObjectUploader: @unchecked Sendable {
 
     /// Whether the store has object `key` of `size` bytes. A HEAD it refuses (AWS answers 403 for
     /// a missing object to a key without `s3:ListBucket`) counts as "no": the PUT says the rest.
-    private func stored(_ key: String, size: Int?, with client: S3Client) throws(DownloadError) -> Bool {
+    private static func stored(_ key: String, size: Int?, output: ObjectStoreOutput, with client: S3Client) throws(DownloadError) -> Bool {
         do {
             return try client.head(bucket: output.location.bucket, key: key)?.size == size && size != nil
         } catch {
