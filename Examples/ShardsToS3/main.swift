@@ -52,7 +52,7 @@ case .failure(let error): fail(error.reason)
 }
 mkdir(workDirectory, 0o755)
 var configuration = DownloaderConfiguration(outputDirectory: workDirectory)
-configuration.handsOverOutputs = true  // shards take the verified outputs; no files are placed
+configuration.outputs = .handedOver  // shards take the verified outputs; no files are placed
 let store = ObjectStoreOutput(location: location, access: access, workDirectory: workDirectory,
                               settings: S3Client.Settings(retry: RetryPolicy(maxRetries: 2), userAgent: configuration.userAgent))
 if let problem = store.bucketProblem() { fail(problem) }

@@ -21,12 +21,11 @@ public final class ImageDownloader: Sendable {
     let registry = CallbackRegistry()
     let decodeStage: DecodeStage
     let output: OutputStage
+    /// Where verified outputs go: a directory with its cache index, or their callers' hands.
+    let sink: any OutputSink
     /// Where every temp file of the run is made: the output directory, with the kind it supports.
     let tempFiles: TempFileDirectory
     private let delivery: ResultDelivery
-    private let cache: CacheLookup
-    /// Names and their claims; nil when outputs are handed over (they need no name).
-    private let namer: Mutex<FileNamer?>
     /// The output's file system: once it is full (or below `--min-free`), no new transfer starts
     /// and every remaining item fails with class `disk-full`.
     public let diskSpace: DiskSpaceGuard
@@ -53,22 +52,23 @@ public final class ImageDownloader: Sendable {
         self.configuration = configuration
         self.transport = transport
         tempFiles = TempFileDirectory(path: configuration.outputDirectory, kind: tempFileKind)
-        decodeStage = DecodeStage(configuration: configuration, tempFiles: tempFiles)
-        let placer = OutputPlacer(directory: configuration.outputDirectory, tempFiles: tempFiles,
-                                  existingFiles: configuration.existingFiles)
         let delivery = ResultDelivery()
         let diskSpace = DiskSpaceGuard(path: configuration.outputDirectory, minimumFree: configuration.minimumFreeSpace)
-        let index = CacheLookup.openIndex(configuration, diskSpace: diskSpace) { delivery.committed(through: $0) }
         self.delivery = delivery
         self.diskSpace = diskSpace
-        cache = CacheLookup(index: index, configuration: configuration, placer: placer)
-        output = OutputStage(configuration: configuration, placer: placer, index: index, registry: registry, delivery: delivery,
-                             diskSpace: diskSpace)
-        // The claims go beside the index (on local scratch under --work-dir), in an unnamed file.
-        let indexRoot = configuration.indexDirectory ?? configuration.outputDirectory
-        let claimsDirectory = index == nil ? configuration.outputDirectory : OutputPaths.join(indexRoot, CacheIndex.folderName)
-        namer = Mutex(configuration.handsOverOutputs ? nil : try FileNamer(scheme: configuration.naming, claimsDirectory: claimsDirectory))
-        robots = configuration.obeysRobots ? RobotsGate(index: index) { [transport, tempFiles, decodeStage, ids] origin, gate in
+        switch configuration.outputs {
+        case .placed:
+            let index = DirectorySink.openIndex(configuration, diskSpace: diskSpace) { delivery.committed(through: $0) }
+            output = OutputStage(registry: registry, delivery: delivery, index: index, diskSpace: diskSpace)
+            let placer = OutputPlacer(directory: configuration.outputDirectory, tempFiles: tempFiles,
+                                      existingFiles: configuration.existingFiles)
+            sink = try DirectorySink(configuration: configuration, placer: placer, index: index, stage: output)
+        case .handedOver:
+            output = OutputStage(registry: registry, delivery: delivery, index: nil, diskSpace: diskSpace)
+            sink = HandOverSink(configuration: configuration, stage: output)
+        }
+        decodeStage = DecodeStage(configuration: configuration, tempFiles: tempFiles, writesBodiesOut: sink.takesFiles)
+        robots = configuration.obeysRobots ? RobotsGate(index: sink.index) { [transport, tempFiles, decodeStage, ids] origin, gate in
             Self.fetchRobots(of: origin, into: gate, transport: transport, tempFiles: tempFiles, decodeStage: decodeStage,
                              id: ids.next())
         } : nil
@@ -80,7 +80,7 @@ public final class ImageDownloader: Sendable {
     var storeTransport: StoreTransport? { transport as? StoreTransport }
 
     /// The output directory's cache index; nil when the configuration keeps none or it cannot be opened.
-    var cacheIndex: CacheIndex? { cache.index }
+    var cacheIndex: CacheIndex? { sink.index }
 
     /// Requests `url`; `completion` receives the one result. Names are given in call order, so
     /// the same sequence of calls gives the same file names on every run.
@@ -90,16 +90,12 @@ public final class ImageDownloader: Sendable {
                          completion: @escaping DownloadCompletionHandler) -> DownloadToken {
         if stopped.load(ordering: .relaxed) {
             // No name is claimed for an item that will not run (after a full disk: no write either).
-            output.cancel([Subscriber(id: takeID(), name: Self.noName, progress: progress, completion: completion,
+            output.cancel([Subscriber(id: takeID(), name: HandOverSink.noName, progress: progress, completion: completion,
                                       subscribedAt: DispatchTime.now())], with: stopResult.withLock { $0 })
             return DownloadToken(url: url, cancelAction: nil)
         }
-        // Outputs handed over need no name, and no claim on one.
-        let named: Result<OutputName, DownloadError> = namer.withLock { namer in
-            guard namer != nil else { return .success(Self.noName) }
-            return Result { () throws(DownloadError) in try namer!.name(for: url, explicitName: options.fileName) }
-        }
-        let name = (try? named.get()) ?? Self.noName
+        let named = Result { () throws(DownloadError) in try sink.name(for: url, explicitName: options.fileName) }
+        let name = (try? named.get()) ?? HandOverSink.noName
         let subscriber = Subscriber(id: takeID(), name: name, progress: progress,
                                     completion: completion, subscribedAt: DispatchTime.now())
         if case .failure(let error) = named {
@@ -166,7 +162,7 @@ public final class ImageDownloader: Sendable {
         // that ends up unused (the URL joined a transfer or was served from this run's result)
         // costs only the read. State that changes in between is that of other URLs, or this
         // URL's result, which the barrier then finds.
-        let plan = cachePlan(key: key, name: name)
+        let plan = sink.plan(key: key, name: name)
         // Free space is looked at before a request is made, not before an item the index serves.
         if plan.needsRequest && !diskSpace.check() {
             // The guard's error is set before it counts as full; `stopResult` may still be on its way.
@@ -189,14 +185,14 @@ public final class ImageDownloader: Sendable {
         case .joined:
             break
         case .finished(let item):
-            decodeStage.run { [output] in output.serveRepeat(subscriber, key: key, from: item) }
+            decodeStage.run { [sink] in sink.serveRepeat(subscriber, key: key, from: item) }
         case .declined:
             if plan.touchesFiles {
-                decodeStage.run { [output] in output.serveWithoutRequest(subscriber, plan: plan) }
+                decodeStage.run { [sink] in sink.serveWithoutRequest(subscriber, plan: plan) }
             } else {
                 // A result with no file to look at (not in the cache) is made here: a decode
                 // worker's wake-up for it cost as much as the rest of the item.
-                output.serveWithoutRequest(subscriber, plan: plan)
+                sink.serveWithoutRequest(subscriber, plan: plan)
             }
             return DownloadToken(url: url, cancelAction: nil)
         }
@@ -253,23 +249,9 @@ public final class ImageDownloader: Sendable {
 
     private func takeID() -> Int { ids.next() }
 
-    /// The name of every item whose output is handed over.
-    private static let noName = OutputName(stem: "", givenExtension: nil, isExplicit: true)
-
-    /// The plan for one output of `key`: serve it from disk, revalidate, or download.
-    private func cachePlan(key: String, name: OutputName) -> CachePlan {
-        if configuration.handsOverOutputs { return .download(owner: nil) }
-        let possibleNames: [String]
-        switch configuration.saveAs {
-        case .original: possibleNames = name.possibleFileNames
-        case .pixels: possibleNames = [output.fileName(name, format: .jpeg)]
-        }
-        return cache.plan(key: key, wantedName: { output.fileName(name, format: $0) }, possibleNames: possibleNames)
-    }
-
     private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, context: CacheContext) -> Transfer {
         let id = takeID()
-        let request = context.request(for: url, priority: priority, digest: digestsBody(context))
+        let request = context.request(for: url, priority: priority, digest: sink.digestsBody(context))
         let transfer = Transfer(id: id, request: request, directory: tempFiles, maxSize: configuration.maxSize) { [self] outcome in
             transferFinished(key: key, transferID: id, context: context, outcome)
         }
@@ -282,16 +264,6 @@ public final class ImageDownloader: Sendable {
         return transfer
     }
 
-    /// Whether a transfer takes its body's SHA-256: where the index compares it with the body it
-    /// stored (a URL it knows; every decoded output, whose file is not the body), or when asked.
-    /// A first download of original bytes is not hashed: if the URL is downloaded again, the
-    /// file itself is hashed then (`OutputStage.storedHash`). That was 8% of the CPU of saving
-    /// small JPEGs with `--no-decode`.
-    private func digestsBody(_ context: CacheContext) -> Bool {
-        configuration.hashesEveryBody || configuration.handsOverOutputs
-            || cacheIndex != nil && (context.entry != nil || configuration.saveAs != .original)
-    }
-
     /// Called once per transfer, on the engine thread (or the mock transport's): a body goes to
     /// the decode stage and then the output stage; a failure completes the URL's entry in the
     /// registry here and its results go to the output thread, so that a completion handler that
@@ -300,13 +272,13 @@ public final class ImageDownloader: Sendable {
         switch outcome {
         case .fetched(let body, let response):
             decodeStage.run { [self] in
-                output.finishDownload(key: key, transferID: transferID, context: context, body: body, response: response,
-                                      prepared: decodeStage.prepare(body))
+                sink.finishDownload(key: key, transferID: transferID, context: context, body: body, response: response,
+                                    prepared: decodeStage.prepare(body))
                 transport.release()
             }
         case .notModified(let response):
             decodeStage.run { [self] in
-                output.finishNotModified(key: key, transferID: transferID, context: context, response: response)
+                sink.finishNotModified(key: key, transferID: transferID, context: context, response: response)
                 transport.release()
             }
         case .failed(let error, let attempts, let httpStatus, let httpVersion):

@@ -202,7 +202,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.obeysRobots = robots
         configuration.decodeLimits.maxPixels = maxPixels
         configuration.hashesEveryBody = galleryFile != nil
-        configuration.handsOverOutputs = outputFormat == .webdataset
+        configuration.outputs = outputFormat == .webdataset ? .handedOver : .placed
         return configuration
     }
 }

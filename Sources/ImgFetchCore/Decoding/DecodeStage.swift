@@ -11,6 +11,9 @@ final class DecodeStage: Sendable {
     private let pool: Executor<@Sendable () -> Void>
     private let configuration: DownloaderConfiguration
     private let tempFiles: TempFileDirectory
+    /// Whether a small body kept in memory is written out to its temp file, which the sink
+    /// places (`OutputSink.takesFiles`).
+    private let writesBodiesOut: Bool
     let memory: DecodeMemoryBudget
 
     /// Most bytes that large decodes (progressive JPEGs above all) hold at once: one 12-megapixel
@@ -19,12 +22,14 @@ final class DecodeStage: Sendable {
     /// Decodes estimated at this or less stream a few rows and never wait for the budget.
     static let exemptDecodeMemory = 2 << 20
 
-    init(configuration: DownloaderConfiguration, tempFiles: TempFileDirectory, memoryBudget: Int = defaultDecodeMemory) {
+    init(configuration: DownloaderConfiguration, tempFiles: TempFileDirectory, writesBodiesOut: Bool,
+         memoryBudget: Int = defaultDecodeMemory) {
         pool = Executor(threadNames: (0..<max(1, configuration.effectiveDecodeThreads)).map { "imgfetch.decode.\($0)" }) { jobs in
             for job in jobs { job() }
         }
         self.configuration = configuration
         self.tempFiles = tempFiles
+        self.writesBodiesOut = writesBodiesOut
         memory = DecodeMemoryBudget(limit: memoryBudget, exempt: Self.exemptDecodeMemory)
     }
 
@@ -60,7 +65,7 @@ final class DecodeStage: Sendable {
             return checked.flatMap { image in
                 Result { () throws(DownloadError) in
                     // A body handed over is read where it is, in memory when it is small.
-                    if !configuration.handsOverOutputs { try file.writeOut() }
+                    if writesBodiesOut { try file.writeOut() }
                     return PreparedOutput(format: format, image: image, file: file)
                 }
             }

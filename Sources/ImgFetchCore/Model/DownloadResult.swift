@@ -33,12 +33,12 @@ public struct DownloadResult: Sendable {
     /// body it stored); nil otherwise, for decompressed outputs, and for files kept by `--skip-existing`.
     public var contentHash: String?
     /// SHA-256 (hex) of the body as it was received, whatever was saved of it; set with
-    /// `DownloaderConfiguration.handsOverOutputs`.
+    /// `DownloaderConfiguration.outputs` `.handedOver`.
     public var bodySHA256: String?
     /// The response's Last-Modified, in seconds since 1970, when it had a valid one; set with
-    /// `DownloaderConfiguration.handsOverOutputs`.
+    /// `DownloaderConfiguration.outputs` `.handedOver`.
     public var lastModified: Int64?
-    /// The output, handed over instead of placed (`DownloaderConfiguration.handsOverOutputs`):
+    /// The output, handed over instead of placed (`DownloaderConfiguration.outputs` `.handedOver`):
     /// every caller of one transfer gets the same file. Nil otherwise, and for failures.
     public var handedOver: OutputFile?
     /// Seconds from the request to its result.

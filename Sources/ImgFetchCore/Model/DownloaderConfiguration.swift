@@ -95,12 +95,8 @@ public struct DownloaderConfiguration: Sendable {
     /// Take every downloaded body's SHA-256 (`DownloadResult.contentHash`), not only where the
     /// cache index needs it; `--gallery` names its thumbnails by it.
     public var hashesEveryBody = false
-    /// Hand each output to its callers (`DownloadResult.handedOver`) instead of placing it under a
-    /// file name: for writers of their own, such as dataset shards. No names are given, no cache
-    /// index is kept (`keepsCacheIndex` and `cachePolicy` are ignored), existing files are not
-    /// looked at, every body's SHA-256 is taken (`DownloadResult.bodySHA256`), and a URL repeated
-    /// after its transfer finished is fetched again (only the callers of one transfer share it).
-    public var handsOverOutputs = false
+    /// Where verified outputs go: placed in the output directory, or handed to their callers.
+    public var outputs = Outputs.placed
     /// Receives warnings that concern the whole run, not one item (e.g. a damaged cache index was replaced).
     public var onWarning: (@Sendable (String) -> Void)?
     /// Bodies that may wait for (or be in) the decode stage before the engine stops admitting
@@ -174,5 +170,20 @@ public enum SaveAs: Sendable, Equatable {
     public var pixelFormat: PixelFormat? {
         if case .pixels(let format) = self { return format }
         return nil
+    }
+}
+
+extension DownloaderConfiguration {
+    /// Where a downloader's verified outputs go (its `OutputSink`).
+    public enum Outputs: Sendable {
+        /// Placed under each caller's file name in the output directory, with the cache index
+        /// that serves and revalidates them on later runs (`DirectorySink`).
+        case placed
+        /// Handed to each caller (`DownloadResult.handedOver`), for a writer of its own such as
+        /// `DatasetWriter`'s shards (`HandOverSink`). No names are given, no cache index is kept
+        /// (`keepsCacheIndex` and `cachePolicy` are ignored), existing files are not looked at,
+        /// every body's SHA-256 is taken (`DownloadResult.bodySHA256`), and a URL repeated after
+        /// its transfer finished is fetched again (only the callers of one transfer share it).
+        case handedOver
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
 
-/// An output handed over rather than placed (`DownloaderConfiguration.handsOverOutputs`): the
+/// An output handed over rather than placed (`DownloaderConfiguration.outputs` `.handedOver`): the
 /// checked body, or its decompressed pixels, in a temp file of the output directory (or still in
 /// memory, for a small body). Its bytes stay readable until the last reference goes, and then the
 /// temp file goes with it; nothing ever appears under a final name.

@@ -399,8 +399,8 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(options.outputFormat, .webdataset)
         XCTAssertEqual(options.shardSamples, 500)
         XCTAssertEqual(options.table.keyColumn, "id")
-        XCTAssertTrue(options.downloaderConfiguration(outputDirectory: ".").handsOverOutputs)
-        XCTAssertFalse(parse().downloaderConfiguration(outputDirectory: ".").handsOverOutputs)
+        XCTAssertEqual(options.downloaderConfiguration(outputDirectory: ".").outputs, .handedOver)
+        XCTAssertEqual(parse().downloaderConfiguration(outputDirectory: ".").outputs, .placed)
     }
 
     func testShardOptionsThatNeedOthersOrDoNotFit() {
