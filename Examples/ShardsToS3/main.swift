@@ -70,7 +70,7 @@ var settings = DatasetWriter<Void>.Settings(directory: workDirectory, samplesPer
                                             pixelExtension: nil, fingerprint: "imgfetch-example-shards/1")
 settings.upload = ShardUpload(store: store, downloader: downloader)
 let shards = DatasetWriter<Void>(settings: settings, reporting: .init(
-    count: { _ in },
+    count: { _, _ in },
     emit: { report in
         print(JSONLine.encode(report), terminator: "")
         printed.leave()
@@ -92,13 +92,14 @@ for list in lists {
         switch entry {
         case .item(let item):
             downloader.download(item.url) { result in
-                let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: item.row)
-                shards.finished(rowSequence, .init(report: report, key: key, tag: ()))
+                let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: item.row,
+                                        sampleKey: key)
+                shards.finished(rowSequence, report, tag: ())
             }
         case .invalid(let text, let reason, let tableRow):
             let report = ItemReport(position: position, displayURL: text, result: .failed(DownloadError(.invalidInput, reason)),
-                                    row: tableRow)
-            shards.finished(rowSequence, .init(report: report, key: key, tag: ()))
+                                    row: tableRow, sampleKey: key)
+            shards.finished(rowSequence, report, tag: ())
         case .unreadable(let reason):
             fail("\(listPath): \(reason)")
         case .skip:

@@ -170,14 +170,7 @@ public final class ImageDownloader: Sendable {
             return DownloadToken(url: url, cancelAction: nil)
         }
         let subscription = registry.subscribe(key: key, subscriber) { () -> Transfer? in
-            switch plan {
-            case .revalidate(let entry, let source):
-                return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: entry, source: source))
-            case .download(let owner):
-                return makeTransfer(for: url, key: key, priority: options.priority, context: CacheContext(entry: owner, source: nil))
-            case .keepExisting, .serve, .missing, .mustRevalidate:
-                return nil
-            }
+            plan.needsRequest ? makeTransfer(for: url, key: key, priority: options.priority, plan: plan) : nil
         }
         switch subscription {
         case .created(let transfer):
@@ -249,11 +242,11 @@ public final class ImageDownloader: Sendable {
 
     private func takeID() -> Int { ids.next() }
 
-    private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, context: CacheContext) -> Transfer {
+    private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, plan: CachePlan) -> Transfer {
         let id = takeID()
-        let request = context.request(for: url, priority: priority, digest: sink.digestsBody(context))
+        let request = plan.request(for: url, priority: priority, digest: sink.digestsBody(plan))
         let transfer = Transfer(id: id, request: request, directory: tempFiles, maxSize: configuration.maxSize) { [self] outcome in
-            transferFinished(key: key, transferID: id, context: context, outcome)
+            transferFinished(key: key, transferID: id, plan: plan, outcome)
         }
         transfer.progress.interval = UInt64(configuration.progressInterval * 1e9)
         transfer.progress.handler = { [registry] received, expected in
@@ -268,17 +261,17 @@ public final class ImageDownloader: Sendable {
     /// the decode stage and then the output stage; a failure completes the URL's entry in the
     /// registry here and its results go to the output thread, so that a completion handler that
     /// blocks never holds up the engine loop.
-    private func transferFinished(key: String, transferID: Int, context: CacheContext, _ outcome: TransferOutcome) {
+    private func transferFinished(key: String, transferID: Int, plan: CachePlan, _ outcome: TransferOutcome) {
         switch outcome {
         case .fetched(let body, let response):
             decodeStage.run { [self] in
-                sink.finishDownload(key: key, transferID: transferID, context: context, body: body, response: response,
+                sink.finishDownload(key: key, transferID: transferID, plan: plan, body: body, response: response,
                                     prepared: decodeStage.prepare(body))
                 transport.release()
             }
         case .notModified(let response):
             decodeStage.run { [self] in
-                sink.finishNotModified(key: key, transferID: transferID, context: context, response: response)
+                sink.finishNotModified(key: key, transferID: transferID, plan: plan, response: response)
                 transport.release()
             }
         case .failed(let error, let attempts, let httpStatus, let httpVersion):

@@ -20,9 +20,9 @@ extension Run {
         settings.namePrefix = options.shardPrefix ?? ShardNames.prefix(for: options.shard)
         settings.upload = store.map { ShardUpload(store: $0, downloader: downloader) }
         let reporting = RunDatasetWriter.Reporting(
-            count: { [reporter, control] row in
-                reporter.count(row.report.result, progress: row.tag.slot, transfer: row.tag.transfer)
-                control.itemDone(rowBytes: row.report.row?.bytes ?? 0)
+            count: { [reporter, control] report, tag in
+                reporter.count(report.result, progress: tag.slot, transfer: tag.transfer)
+                control.itemDone(rowBytes: report.row?.bytes ?? 0)
             },
             emit: { [reporter] report in reporter.emit(report) },
             revise: { [reporter] old, new in reporter.revise(old, as: new) })
@@ -60,17 +60,18 @@ extension Run {
         func submit(_ sequence: Int, _ position: ListPosition, _ entry: ListEntry, key: String) -> Bool {
             guard control.admit(rowBytes: entry.row?.bytes ?? 0) else { return false }
             reporter.model.itemQueued()
-            if let report = reportWithoutRequest(entry, at: position) {
-                dataset.finished(sequence, RunDatasetWriter.Row(report: report, key: key, tag: .none))
+            if var report = reportWithoutRequest(entry, at: position) {
+                report.sampleKey = key
+                dataset.finished(sequence, report, tag: .none)
                 return true
             }
             guard case .item(let item) = entry else { return true }
             let transfer = item.url.normalized
             let (slot, progress) = progressTracking(name: item.url.lastPathSegment, transfer: transfer)
             let row = item.row
-            downloader.download(item.url, options: DownloadOptions(priority: item.priority), progress: progress) { result in
-                let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
-                dataset.finished(sequence, RunDatasetWriter.Row(report: report, key: key, tag: RowProgress(slot: slot, transfer: transfer)))
+            downloader.download(item.url, options: DownloadOptions(priority: item.options.priority), progress: progress) { result in
+                let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row, sampleKey: key)
+                dataset.finished(sequence, report, tag: RowProgress(slot: slot, transfer: transfer))
             }
             return true
         }
@@ -95,8 +96,9 @@ extension Run {
                         result = DownloadResult(status: .skipped, paths: [path])
                         result.skipReason = "in \(path), complete from an earlier run"
                     }
-                    let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result, row: row.entry.row)
-                    dataset.finished(row.sequence, RunDatasetWriter.Row(report: report, key: row.key, tag: .none))
+                    let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result,
+                                            row: row.entry.row, sampleKey: row.key)
+                    dataset.finished(row.sequence, report, tag: .none)
                 }
                 return true
             }

@@ -108,10 +108,9 @@ struct Run {
                 }
                 guard case .item(let item) = entry else { continue }
                 let transfer = item.url.normalized
-                let (slot, progress) = progressTracking(name: item.outName ?? item.url.lastPathSegment, transfer: transfer)
+                let (slot, progress) = progressTracking(name: item.options.fileName ?? item.url.lastPathSegment, transfer: transfer)
                 let row = item.row
-                let options = DownloadOptions(fileName: item.outName, priority: item.priority)
-                downloader.download(item.url, options: options, progress: progress, completion: { result in
+                downloader.download(item.url, options: item.options, progress: progress, completion: { result in
                     let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row)
                     let done: ObjectUploader.Done = { report in
                         reporter.report(report, progress: slot, transfer: transfer)

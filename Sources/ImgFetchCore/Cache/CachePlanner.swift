@@ -29,6 +29,33 @@ enum CachePlan: Equatable {
         case .keepExisting, .serve, .missing, .mustRevalidate: false
         }
     }
+
+    /// The URL's index entry as the plan found it: its files may be replaced, and a 304 confirms
+    /// it. Nil for a URL the index does not know, and for plans made without the index.
+    var entry: CacheEntry? {
+        switch self {
+        case .serve(let entry, _, _), .revalidate(let entry, _): entry
+        case .download(let owner): owner
+        case .keepExisting, .missing, .mustRevalidate: nil
+        }
+    }
+
+    /// The indexed file that a 304 serves from: only a revalidation has one.
+    var source: String? {
+        if case .revalidate(_, let source) = self { source } else { nil }
+    }
+
+    /// The engine's request for `url`: conditional (the entry's validators, sent to the URL its
+    /// response came from) when the plan revalidates; with the body's SHA-256 taken when `digest`
+    /// says so (see `OutputSink.digestsBody`).
+    func request(for url: ParsedURL, priority: RequestPriority, digest: Bool) -> TransferRequest {
+        var request = TransferRequest(url: url, priority: priority, digestsBody: digest)
+        if case .revalidate(let entry, _) = self {
+            request.conditionalHeaders = entry.headers.validators
+            request.conditionalURL = entry.finalURL
+        }
+        return request
+    }
 }
 
 /// Decides `CachePlan`s: `--cache-policy` and `--skip-existing`/`--overwrite` over the URL's index

@@ -43,7 +43,7 @@ enum ListLineParser {
         }
         do {
             let url = try ParsedURL(urlText)
-            return .item(ListItem(url: url, outName: outName, priority: priority ?? .normal))
+            return .item(ListItem(url: url, options: DownloadOptions(fileName: outName, priority: priority ?? .normal)))
         } catch {
             return invalid(error.description)
         }

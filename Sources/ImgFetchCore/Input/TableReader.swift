@@ -140,6 +140,6 @@ struct TableReader {
         } catch {
             return .invalid(text: urlText, reason: error.description, row: row)
         }
-        return .item(ListItem(url: url, outName: nil, priority: .normal, row: row))
+        return .item(ListItem(url: url, row: row))
     }
 }

@@ -1,5 +1,5 @@
 /// Per-request choices.
-public struct DownloadOptions: Sendable {
+public struct DownloadOptions: Equatable, Sendable {
     /// Save under exactly this file name (a list's `out=`); nil derives the name from the URL.
     public var fileName: String?
     /// The request's priority class.

@@ -78,8 +78,8 @@ final class DirectorySink: OutputSink {
     /// A first download of original bytes is not hashed: if the URL is downloaded again, the
     /// file itself is hashed then (`storedHash`). That was 8% of the CPU of saving small JPEGs
     /// with `--no-decode`.
-    func digestsBody(_ context: CacheContext) -> Bool {
-        configuration.hashesEveryBody || index != nil && (context.entry != nil || configuration.saveAs != .original)
+    func digestsBody(_ plan: CachePlan) -> Bool {
+        configuration.hashesEveryBody || index != nil && (plan.entry != nil || configuration.saveAs != .original)
     }
 
     // MARK: - The primitive
@@ -137,7 +137,7 @@ final class DirectorySink: OutputSink {
     // MARK: - A downloaded body
 
     /// Places a verified download under every caller's name, and records it in the index.
-    func take(_ output: PreparedOutput, key: String, transferID: Int, context: CacheContext, body: ReceivedBody,
+    func take(_ output: PreparedOutput, key: String, transferID: Int, plan: CachePlan, body: ReceivedBody,
               response: ResponseMetadata, base: DownloadResult) {
         var base = base
         if configuration.saveAs == .original { base.contentHash = body.sha256 }
@@ -152,12 +152,12 @@ final class DirectorySink: OutputSink {
         let recorder = CacheRecorder(index: index, key: key, newEntry: newEntry)
         // An indexed file that already holds this very body stays untouched (unless reloading,
         // which rewrites every file it downloads).
-        let previous = context.entry.flatMap { entry -> CacheEntry? in
+        let previous = plan.entry.flatMap { entry -> CacheEntry? in
             guard configuration.cachePolicy == .protocol, entry.kind == kind, entry.bodySize == body.bytes,
                   let hash = body.sha256, storedHash(of: entry) == hash else { return nil }
             return entry
         }
-        let replaceable = context.entry?.fileNames ?? []
+        let replaceable = plan.entry?.fileNames ?? []
         var linked = false
         placeForEveryCaller(key: key, transferID: transferID, format: output.format, failure: base,
                             isIndexed: newEntry != nil, replaceable: replaceable) { _, name in
@@ -186,10 +186,10 @@ final class DirectorySink: OutputSink {
         return try? SHA256.hexDigest(ofFile: fd, path: path)
     }
 
-    /// A 304 confirmed `context.entry`: the entry takes the response's headers, and every caller
+    /// A 304 confirmed `plan.entry`: the entry takes the response's headers, and every caller
     /// of the URL is served from its files.
-    func finishNotModified(key: String, transferID: Int, context: CacheContext, response: ResponseMetadata) {
-        guard var entry = context.entry, let source = context.source else {
+    func finishNotModified(key: String, transferID: Int, plan: CachePlan, response: ResponseMetadata) {
+        guard var entry = plan.entry, let source = plan.source else {
             // Unreachable (only a conditional request is answered 304), but never leave callers waiting.
             let failure = DownloadResult.failed(DownloadError(.http, "HTTP 304 to a request that was not conditional"),
                                                 attempts: response.attempts, httpStatus: 304)

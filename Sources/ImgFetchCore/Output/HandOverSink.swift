@@ -26,10 +26,10 @@ final class HandOverSink: OutputSink {
 
     /// Every body's SHA-256 is taken (`DownloadResult.bodySHA256`): a writer of its own has no
     /// index to compare with, and records it.
-    func digestsBody(_ context: CacheContext) -> Bool { true }
+    func digestsBody(_ plan: CachePlan) -> Bool { true }
 
     /// Hands the output to every caller of the transfer.
-    func take(_ output: PreparedOutput, key: String, transferID: Int, context: CacheContext, body: ReceivedBody,
+    func take(_ output: PreparedOutput, key: String, transferID: Int, plan: CachePlan, body: ReceivedBody,
               response: ResponseMetadata, base: DownloadResult) {
         var result = base
         result.bodySHA256 = body.sha256
@@ -52,7 +52,7 @@ final class HandOverSink: OutputSink {
     // No output is kept or indexed, so none is revalidated or served without a request: these
     // are never called. Should one be, its callers still get an answer.
 
-    func finishNotModified(key: String, transferID: Int, context: CacheContext, response: ResponseMetadata) {
+    func finishNotModified(key: String, transferID: Int, plan: CachePlan, response: ResponseMetadata) {
         stage.fail(key: key, transferID: transferID,
                    .failed(DownloadError(.http, "HTTP 304 to a request that was not conditional"), attempts: response.attempts,
                            httpStatus: 304))

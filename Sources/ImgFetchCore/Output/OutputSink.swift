@@ -28,13 +28,13 @@ protocol OutputSink: Sendable {
     /// without one.
     func plan(key: String, name: OutputName) -> CachePlan
     /// Whether `key`'s transfer takes its body's SHA-256.
-    func digestsBody(_ context: CacheContext) -> Bool
+    func digestsBody(_ plan: CachePlan) -> Bool
 
     /// A verified download (`base` is its result so far), for every caller of the transfer.
-    func take(_ output: PreparedOutput, key: String, transferID: Int, context: CacheContext, body: ReceivedBody,
+    func take(_ output: PreparedOutput, key: String, transferID: Int, plan: CachePlan, body: ReceivedBody,
               response: ResponseMetadata, base: DownloadResult)
-    /// A 304 confirmed `context.entry`: every caller of the URL is served from its files.
-    func finishNotModified(key: String, transferID: Int, context: CacheContext, response: ResponseMetadata)
+    /// A 304 confirmed `plan.entry`: every caller of the URL is served from its files.
+    func finishNotModified(key: String, transferID: Int, plan: CachePlan, response: ResponseMetadata)
     /// Serves a caller of a URL finished earlier in this run, from that result.
     func serveRepeat(_ subscriber: Subscriber, key: String, from item: FinishedItem)
     /// Serves a caller whose plan needs no request.
@@ -44,7 +44,7 @@ protocol OutputSink: Sendable {
 extension OutputSink {
     /// A transfer's body, checked by the decode stage: taken for every caller, or the decode
     /// stage's error for every caller.
-    func finishDownload(key: String, transferID: Int, context: CacheContext, body: ReceivedBody, response: ResponseMetadata,
+    func finishDownload(key: String, transferID: Int, plan: CachePlan, body: ReceivedBody, response: ResponseMetadata,
                         prepared: Result<PreparedOutput, DownloadError>) {
         var base = DownloadResult(status: .failed)
         base.httpStatus = response.status
@@ -59,7 +59,7 @@ extension OutputSink {
             base.format = output.format
             base.image = output.image
             base.cache = .downloaded
-            take(output, key: key, transferID: transferID, context: context, body: body, response: response, base: base)
+            take(output, key: key, transferID: transferID, plan: plan, body: body, response: response, base: base)
         }
     }
 }

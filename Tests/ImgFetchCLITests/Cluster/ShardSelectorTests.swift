@@ -7,7 +7,7 @@ import ImgFetchCore
 /// shard a cluster's environment gives.
 final class ShardSelectorTests: XCTestCase {
     private func item(_ url: String) throws -> ListEntry {
-        .item(ListItem(url: try ParsedURL(url), outName: nil, priority: .normal))
+        .item(ListItem(url: try ParsedURL(url)))
     }
 
     func testEveryItemIsInExactlyOneShardForAnyCount() throws {

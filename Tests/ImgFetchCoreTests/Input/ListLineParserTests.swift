@@ -15,8 +15,8 @@ final class ListLineParserTests: XCTestCase {
     func testPlainURL() throws {
         let item = try parsedItem("http://example.com/cat.jpg")
         XCTAssertEqual(item.url, try ParsedURL("http://example.com/cat.jpg"))
-        XCTAssertNil(item.outName)
-        XCTAssertEqual(item.priority, .normal)
+        XCTAssertNil(item.options.fileName)
+        XCTAssertEqual(item.options.priority, .normal)
     }
 
     func testSurroundingWhitespaceIsIgnored() throws {
@@ -26,22 +26,22 @@ final class ListLineParserTests: XCTestCase {
 
     func testOutField() throws {
         let item = try parsedItem("http://example.com/cat.jpg out=kitten.png")
-        XCTAssertEqual(item.outName, "kitten.png")
-        XCTAssertEqual(item.priority, .normal)
+        XCTAssertEqual(item.options.fileName, "kitten.png")
+        XCTAssertEqual(item.options.priority, .normal)
     }
 
     func testPriorityField() throws {
-        XCTAssertEqual(try parsedItem("http://example.com/a.jpg priority=high").priority, .high)
-        XCTAssertEqual(try parsedItem("http://example.com/a.jpg priority=normal").priority, .normal)
-        XCTAssertEqual(try parsedItem("http://example.com/a.jpg priority=low").priority, .low)
+        XCTAssertEqual(try parsedItem("http://example.com/a.jpg priority=high").options.priority, .high)
+        XCTAssertEqual(try parsedItem("http://example.com/a.jpg priority=normal").options.priority, .normal)
+        XCTAssertEqual(try parsedItem("http://example.com/a.jpg priority=low").options.priority, .low)
     }
 
     func testBothFieldsInEitherOrderSeparatedByTabsOrSpaces() throws {
         let first = try parsedItem("http://example.com/a.jpg\tout=x.jpg  priority=low")
         let second = try parsedItem("http://example.com/a.jpg priority=low\tout=x.jpg")
         XCTAssertEqual(first, second)
-        XCTAssertEqual(first.outName, "x.jpg")
-        XCTAssertEqual(first.priority, .low)
+        XCTAssertEqual(first.options.fileName, "x.jpg")
+        XCTAssertEqual(first.options.priority, .low)
     }
 
     func testHashInsideAURLIsNotAComment() throws {
@@ -138,7 +138,7 @@ final class ListLineParserTests: XCTestCase {
             let outName = String(repeating: "n", count: length - 4) + ".jpg"
             let item = try parsedItem("http://example.com/a.jpg out=\(outName)")
             var namer = try FileNamer(scheme: .url, claimsDirectory: "/tmp")
-            let name = try namer.name(for: item.url, explicitName: item.outName)
+            let name = try namer.name(for: item.url, explicitName: item.options.fileName)
             XCTAssertEqual(name.fileName(for: .jpeg), outName, "out= name of \(length) bytes was changed")
         }
     }

@@ -42,30 +42,23 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
     }
 
     /// A finished row, waiting for the rows before it.
-    public struct Row: Sendable {
-        public let report: ItemReport
-        public let key: String
+    private struct Row {
+        let report: ItemReport
         /// What the caller keeps with the row until it is counted (the CLI: its progress slot).
-        public let tag: Tag
-
-        public init(report: ItemReport, key: String, tag: Tag) {
-            self.report = report
-            self.key = key
-            self.tag = tag
-        }
+        let tag: Tag
     }
 
     /// Where rows go once written, each in input order: `count` under the writer's lock as a row
     /// is written, `emit` and `revise` on its finisher thread once the row's shard is settled.
     public struct Reporting: Sendable {
-        /// Counts a written row (and lets the list reader admit another).
-        public let count: @Sendable (Row) -> Void
+        /// Counts a written row (and lets the list reader admit another), with its tag.
+        public let count: @Sendable (ItemReport, Tag) -> Void
         /// Prints a row's lines.
         public let emit: @Sendable (ItemReport) -> Void
         /// A counted row's outcome changed from the first result to the second.
         public let revise: @Sendable (DownloadResult, DownloadResult) -> Void
 
-        public init(count: @escaping @Sendable (Row) -> Void, emit: @escaping @Sendable (ItemReport) -> Void,
+        public init(count: @escaping @Sendable (ItemReport, Tag) -> Void, emit: @escaping @Sendable (ItemReport) -> Void,
                     revise: @escaping @Sendable (DownloadResult, DownloadResult) -> Void) {
             self.count = count
             self.emit = emit
@@ -125,10 +118,11 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         (sequence / settings.samplesPerShard, sequence % settings.samplesPerShard)
     }
 
-    /// Row `sequence` is done. Any thread.
-    public func finished(_ sequence: Int, _ row: Row) {
+    /// Row `sequence` is done: `report`, whose `sampleKey` names its sample, and what the caller
+    /// keeps with it until it is counted. Any thread.
+    public func finished(_ sequence: Int, _ report: ItemReport, tag: Tag) {
         state.withLock { state in
-            state.waiting[sequence] = row
+            state.waiting[sequence] = Row(report: report, tag: tag)
             while let row = state.waiting.removeValue(forKey: state.next) {
                 write(row, sequence: state.next, &state)
                 state.next += 1
@@ -185,8 +179,7 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         let (shard, _) = position(of: sequence)
         var report = row.report
         guard !state.skipped.contains(shard) else {
-            report.sampleKey = row.key
-            reporting.count(Row(report: report, key: row.key, tag: row.tag))
+            reporting.count(report, row.tag)
             // After the lines of the shards before it, which may still be on their way.
             let skipped = report
             finisher.submit { [reporting] in reporting.emit(skipped) }
@@ -196,9 +189,9 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
             state.shard = ShardWriter(shard: shard, directory: settings.directory, location: settings.location,
                                       pixelExtension: settings.pixelExtension, namePrefix: settings.namePrefix)
         }
-        report = state.shard!.add(report, key: row.key)
+        report = state.shard!.add(report, key: report.sampleKey ?? "")
         noteDiskFull(report.result.error)
-        reporting.count(Row(report: report, key: row.key, tag: row.tag))
+        reporting.count(report, row.tag)
         state.lines.append(report)
         state.lineBytes += 512 + (report.row?.bytes ?? 0)
         if state.lineBytes > Self.lineBudget { release(&state, failure: nil) }
