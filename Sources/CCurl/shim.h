@@ -31,6 +31,9 @@ static inline CURLcode CCurl_easy_setopt_share(CURL *h, CURLSH *v) {
 static inline CURLcode CCurl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback v) {
     return curl_easy_setopt(h, o, v);
 }
+static inline CURLcode CCurl_easy_setopt_seek_callback(CURL *h, curl_seek_callback v) {
+    return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, v);
+}
 static inline CURLcode CCurl_easy_setopt_xferinfo_callback(CURL *h, curl_xferinfo_callback v) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
 }

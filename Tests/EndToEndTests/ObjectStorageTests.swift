@@ -122,6 +122,46 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(worker.exitCode, 75, "the store failing is worth a retry of the task: \(worker.stderr)")
     }
 
+    func testAStoreThatSlowedDownAndCameBackTakesTheLaterUploads() throws {
+        // Two rounds of 503 SlowDown for the four PUTs: two slow-downs in a row, which the image
+        // hosts' breaker takes as "give up" with --host-failures 2. The store's host has no breaker
+        // (only the pauses), so the third round is sent, and every file goes up.
+        let list = try scratch.write("urls.txt", images.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
+        try store.failRequests([("PUT", "", 8)])
+        let run = try run(list, ["-o", "s3://pics/slow", "--retries", "4", "--host-failures", "2"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(try jsonLines(run.stdout).map { $0["status"] as? String }, Array(repeating: "saved", count: 4), run.stdout)
+        XCTAssertEqual(try store.objects(prefix: "slow/").count, 4)
+        let puts = try store.requests().filter { $0.method == "PUT" }.map(\.status)
+        XCTAssertEqual(puts.filter { $0 == 503 }.count, 8)
+        XCTAssertEqual(puts.filter { $0 == 200 }.count, 4)
+    }
+
+    func testAFullWorkDirectoryStopsTheDownloadsButNotTheUploadsOfWhatWasSaved() throws {
+        // --min-free trips once the work directory has filled past 20 MiB of 30: the downloads
+        // stop, and every file already placed still goes up (the uploads run on the engine, and a
+        // full disk cancels only its downloads).
+        let disk = try SmallDisk(in: scratch, name: "small-work", size: "30m")
+        defer { disk.unmount() }
+        var body = Data([0xFF, 0xD8, 0xFF, 0xE0])
+        var generator = SystemRandomNumberGenerator()
+        body.append(contentsOf: (0..<59_996).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        _ = try server.addFile("noise.jpg", body)
+        let list = try scratch.write("noise.txt", (0..<400).map { server.url("/files/noise.jpg?\($0)") }.joined(separator: "\n") + "\n")
+        let run = try ImgFetchRunner.run([list, "--work-dir", disk.path, "--jsonl", "-o", "s3://pics/full", "--no-decode",
+                                          "-j", "8", "--min-free", "20M"], environment: store.environment)
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        let results = try jsonLines(run.stdout)
+        XCTAssertEqual(results.count, 400)
+        let statuses = Dictionary(grouping: results, by: { $0["status"] as? String ?? "?" }).mapValues(\.count)
+        XCTAssertNil(statuses["cancelled"], "no upload was cancelled: \(statuses)")
+        let saved = results.filter { $0["status"] as? String == "saved" }
+        XCTAssertGreaterThan(saved.count, 0, run.stderr)
+        XCTAssertGreaterThan(statuses["failed"] ?? 0, 0, "the disk filled: \(statuses)")
+        for result in saved { XCTAssertTrue((result["paths"] as? [String])?.first?.hasPrefix("s3://pics/full/") == true, "\(result)") }
+        XCTAssertEqual(try store.objects(prefix: "full/").count, saved.count)
+    }
+
     func testAnUnreachableStoreFailsTheItemsAfterTheirRetries() throws {
         let list = try scratch.write("urls.txt", server.url("/files/" + images[0]) + "\n")
         var environment = store.environment

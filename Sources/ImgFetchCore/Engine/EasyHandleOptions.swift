@@ -164,6 +164,10 @@ final class EasyHandleOptions {
             if exchange.method == .post { CCurl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, "POST") }
             CCurl_easy_setopt_write_callback(handle, CURLOPT_READFUNCTION, sendCallback)
             CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata)
+            // libcurl rewinds a body it must send again on a new connection (a reused one that
+            // had closed), rather than fail the attempt with CURLE_SEND_FAIL_REWIND.
+            CCurl_easy_setopt_seek_callback(handle, seekCallback)
+            CCurl_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata)
             CCurl_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length))
         case (.put, _), (.post, _):
             // A POST body sent as PUT when the method is PUT: libcurl adds no `Expect` to a body
@@ -216,6 +220,12 @@ private let bodyCallback: curl_write_callback = { buffer, size, count, userdata 
 private let sendCallback: curl_write_callback = { buffer, size, count, userdata in
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
     return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+}
+
+/// libcurl's seek callback: a store exchange's file body from `offset` again.
+private let seekCallback: curl_seek_callback = { userdata, offset, origin in
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+    return transfer.seekBody(to: Int(offset), origin: origin) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_CANTSEEK)
 }
 
 /// libcurl's header callback: one header line per call, for every response of the transfer.

@@ -17,7 +17,7 @@ final class Engine: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     /// Outcomes handed on whose consumer has not called `release()` yet: the decode backlog.
     private let unreleased = Atomic<Int>(0)
-    /// Set by `cancelAll`: no transfer starts afterwards, and one submitted later is cancelled at
+    /// Set by `cancelAll`: no download starts afterwards, and one submitted later is cancelled at
     /// once. Checked at every top-up, so none starts between `cancelAll` and the loop's next turn.
     private let refusing = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -32,7 +32,11 @@ final class Engine: @unchecked Sendable {
     // Engine thread only.
     /// Two lines: the downloads, held back while the decode backlog is full, and the store
     /// exchanges, which need no decoding and so never wait for it (an upload must not wait for
-    /// the decoders, nor behind thousands of pending downloads). Each has its hosts' limits and gates.
+    /// the decoders, nor behind thousands of pending downloads). Each has its hosts' limits and
+    /// gates; the store's have no breaker and no rate (`DownloaderConfiguration.storePolicy`).
+    /// `cancelAll` and `refusing` are the downloads' (Ctrl-C, a full disk): a store exchange ends
+    /// only by its client's stop (`CancelSignal`), so a full disk does not cancel the uploads
+    /// that free it.
     private var scheduler: TransferScheduler
     private var storeScheduler: TransferScheduler
     private let options: EasyHandleOptions
@@ -41,9 +45,6 @@ final class Engine: @unchecked Sendable {
     private var idleStoreHandles: [OpaquePointer] = []
     private var running: [Int: OpaquePointer] = [:]
     private let protocolLog = HostProtocolLog()
-    /// Store exchanges that outlive `cancelAll` (`StoreExchange.once`), started apart from the
-    /// scheduler, which no longer starts anything once the run is cancelled.
-    private var lastExchanges: [Transfer] = []
     /// Ids of store exchanges, counted down from -1 (transfers of downloads count up from 1).
     private let storeIDs = Atomic<Int>(0)
 
@@ -65,7 +66,7 @@ final class Engine: @unchecked Sendable {
         scheduler = TransferScheduler(order: configuration.order, perHost: configuration.perHost,
                                       streamsPerConnection: Self.streamsPerConnection, hostPolicy: configuration.hostPolicy)
         storeScheduler = TransferScheduler(order: .fifo, perHost: configuration.perHost,
-                                           streamsPerConnection: Self.streamsPerConnection, hostPolicy: configuration.hostPolicy)
+                                           streamsPerConnection: Self.streamsPerConnection, hostPolicy: configuration.storePolicy)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.concurrency)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
         CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -133,9 +134,7 @@ final class Engine: @unchecked Sendable {
                 return mail
             }
             for transfer in mail.submitted {
-                if transfer.request.store?.once == true {
-                    lastExchanges.append(transfer)
-                } else if refusing.load(ordering: .relaxed) {
+                if refusing.load(ordering: .relaxed) && transfer.request.store == nil {
                     cancelTransfer(transfer)
                 } else {
                     enqueue(transfer)
@@ -143,12 +142,12 @@ final class Engine: @unchecked Sendable {
             }
             for transfer in mail.cancelled { cancelTransfer(transfer) }
             if mail.cancelEverything {
-                for transfer in scheduler.removeAll() + storeScheduler.removeAll() { cancelTransfer(transfer) }
-                for handle in Array(running.values) where transferOf(handle).request.store?.once != true {
+                for transfer in scheduler.removeAll() { cancelTransfer(transfer) }
+                for handle in Array(running.values) where transferOf(handle).request.store == nil {
                     cancelTransfer(transferOf(handle))
                 }
             }
-            if mail.closing && running.isEmpty && scheduler.isEmpty && storeScheduler.isEmpty && lastExchanges.isEmpty {
+            if mail.closing && running.isEmpty && scheduler.isEmpty && storeScheduler.isEmpty {
                 // Leave only with an empty inbox, so that no store exchange is left waiting.
                 let leaving = inbox.withLock { box in
                     box.stopped = box.submitted.isEmpty && box.cancelled.isEmpty
@@ -186,11 +185,8 @@ final class Engine: @unchecked Sendable {
             scheduler.learn(host: note.host, multiplexes: note.multiplexes)
             storeScheduler.learn(host: note.host, multiplexes: note.multiplexes)
         }
-        while running.count < configuration.concurrency, !lastExchanges.isEmpty {
-            start(lastExchanges.removeFirst())
-        }
         let now = Self.monotonicNow()
-        while !refusing.load(ordering: .relaxed), running.count < configuration.concurrency, let transfer = storeScheduler.next(now: now) {
+        while running.count < configuration.concurrency, let transfer = storeScheduler.next(now: now) {
             start(transfer)
         }
         while !refusing.load(ordering: .relaxed), running.count < configuration.concurrency,
@@ -256,9 +252,8 @@ final class Engine: @unchecked Sendable {
         let answer = AttemptClassifier.hostAnswer(decision, transfer, handle: handle, now: Date().timeIntervalSince1970,
                                                   retryAfterCap: configuration.retryPolicy.retryAfterCap)
         recycle(handle, of: transfer)
-        // A `once` exchange started apart from the schedulers.
         let (tripped, paused) = inLine(of: transfer) { line in
-            if transfer.request.store?.once != true { line.didStop(hostKey: host) }
+            line.didStop(hostKey: host)
             return line.record(answer, host: host, now: Self.monotonicNow())
         }
         if let paused { configuration.onHostPaused?(host, paused) }
@@ -395,9 +390,11 @@ extension Engine: StoreTransport {
             outcome.withLock { $0 = .success(answer) }
             done.signal()
         } onFinish: { result in
-            guard case .failed(let error, let attempts, _, _) = result else { return }
-            let tries = attempts > 1 && error.kind != .cancelled ? " (after \(attempts) attempts)" : ""
-            outcome.withLock { $0 = .failure(DownloadError(error.kind, error.message + tries)) }
+            // Only a failure comes here (an answer goes to `onAnswer`); anything else still ends the wait.
+            if case .failed(let error, let attempts, _, _) = result {
+                let tries = attempts > 1 && error.kind != .cancelled ? " (after \(attempts) attempts)" : ""
+                outcome.withLock { $0 = .failure(DownloadError(error.kind, error.message + tries)) }
+            }
             done.signal()
         }
         // Submitted before the ending is registered, so that a cancel always reaches the engine

@@ -49,8 +49,8 @@ struct StoreExchange: Sendable {
     var userAgent: String
     /// Most bytes of the response body kept.
     var responseLimit: Int
-    /// One attempt, which `cancelAll` does not end either: a multipart upload's abort, sent while
-    /// the run is being cancelled.
+    /// One attempt, which the client's stop does not end: a multipart upload's abort, sent while
+    /// the uploads are being cancelled.
     var once = false
     /// What an attempt's answer means; called on the engine thread.
     let judge: @Sendable (StoreAttempt) -> StoreVerdict

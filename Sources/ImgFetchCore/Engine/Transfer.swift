@@ -200,6 +200,17 @@ final class Transfer: @unchecked Sendable {
         return read
     }
 
+    /// Moves the file body's next read to `offset` bytes into the body (libcurl seeks only from
+    /// the start). False for a place outside it.
+    func seekBody(to offset: Int, origin: Int32) -> Bool {
+        guard origin == SEEK_SET, case .file(_, let start, let length, _) = request.store?.body, (0...length).contains(offset) else {
+            return false
+        }
+        uploadOffset = start + offset
+        uploadLeft = length - offset
+        return true
+    }
+
     /// The answer of a store exchange's attempt, as the callbacks gathered it.
     func storeAnswer() -> StoreAnswer {
         StoreAnswer(status: response.status, body: storeBody, length: response.contentLength.map { Int($0) },

@@ -17,5 +17,19 @@ struct TransferRequest: Sendable {
     var checksOptOut = true
     /// Not a download but a request to an object store (`url` is then the store's origin, for
     /// the per-host limits).
-    var store: StoreExchange?
+    var store: StoreExchange? {
+        get { storeBox?.exchange }
+        set { storeBox = newValue.map(StoreBox.init) }
+    }
+    /// `store`, boxed: a download's request (thousands wait in the scheduler) carries one nil pointer,
+    /// not the room of a whole exchange.
+    var storeBox: StoreBox?
+}
+
+final class StoreBox: Sendable {
+    let exchange: StoreExchange
+
+    init(_ exchange: StoreExchange) {
+        self.exchange = exchange
+    }
 }

@@ -139,6 +139,13 @@ public struct DownloaderConfiguration: Sendable {
         HostGates.Policy(rate: ratePerHost, pauseCap: retryPolicy.retryAfterCap, basePause: retryPolicy.baseDelay,
                          failureLimit: hostFailureLimit)
     }
+    /// An object store's: paused when it asks to slow down (S3's 503 SlowDown), as AWS's SDKs back
+    /// off, but neither spaced (`--rate-per-host` is for image hosts) nor ever given up: each
+    /// request has its own retries, and a store that failed five times in a row must still take
+    /// the uploads that come once it is back.
+    var storePolicy: HostGates.Policy {
+        HostGates.Policy(rate: nil, pauseCap: retryPolicy.retryAfterCap, basePause: retryPolicy.baseDelay, failureLimit: 0)
+    }
 
     public init(outputDirectory: String) {
         self.outputDirectory = outputDirectory
