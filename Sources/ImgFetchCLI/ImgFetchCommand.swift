@@ -119,7 +119,7 @@ public enum ImgFetchCommand {
     }
 
     /// Picks how stderr shows progress: `auto` means a bar on a terminal (unless TERM=dumb), nothing otherwise.
-    static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: OutputSink,
+    static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: TextSink,
                               terminals: OutputTerminals) -> StatusDisplay {
         let environment = ProcessInfo.processInfo.environment
         let terminal = terminals.stderrIsTerminal && environment["TERM"] != "dumb"

@@ -20,10 +20,10 @@ protocol StatusDisplay: Sendable {
 ///
 /// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked Sendable.
 final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
-    private let sink: OutputSink
+    private let sink: TextSink
     private let timer: DispatchSourceTimer?
 
-    init(sink: OutputSink, model: ProgressModel, interval: Double?) {
+    init(sink: TextSink, model: ProgressModel, interval: Double?) {
         self.sink = sink
         guard let interval else {
             timer = nil

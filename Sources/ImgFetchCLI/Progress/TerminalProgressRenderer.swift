@@ -12,7 +12,7 @@ import Synchronization
 /// Calls may come from any thread: `state` (a `Mutex`) serializes them and is held while
 /// writing, so frames reach the sink in the order their state changed.
 final class TerminalProgressRenderer: Sendable {
-    private let sink: any OutputSink
+    private let sink: any TextSink
     private let size: @Sendable () -> TerminalSize
     private let colors: Bool
     private let maxRows: Int
@@ -41,7 +41,7 @@ final class TerminalProgressRenderer: Sendable {
     ///   - colors: whether SGR color sequences may be written (the caller checks `NO_COLOR`, `TERM=dumb`).
     ///   - rewrapsOnResize: whether the terminal spreads old lines over more rows after it got
     ///     narrower (`TerminalSize.rewrapsOnResize`), which decides how far a redraw climbs.
-    init(sink: any OutputSink, size: @escaping @Sendable () -> TerminalSize, colors: Bool, maxRows: Int = 6,
+    init(sink: any TextSink, size: @escaping @Sendable () -> TerminalSize, colors: Bool, maxRows: Int = 6,
          rewrapsOnResize: Bool = true) {
         self.sink = sink
         self.size = size
@@ -51,7 +51,7 @@ final class TerminalProgressRenderer: Sendable {
     }
 
     /// A renderer for a terminal of known width and unknown height.
-    convenience init(sink: any OutputSink, columns: @escaping @Sendable () -> Int, colors: Bool, maxRows: Int = 6,
+    convenience init(sink: any TextSink, columns: @escaping @Sendable () -> Int, colors: Bool, maxRows: Int = 6,
                      rewrapsOnResize: Bool = true) {
         self.init(sink: sink, size: { TerminalSize(columns: columns(), rows: 0) }, colors: colors, maxRows: maxRows,
                   rewrapsOnResize: rewrapsOnResize)

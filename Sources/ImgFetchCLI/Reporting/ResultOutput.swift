@@ -12,12 +12,12 @@ struct ResultOutput: Sendable {
     var format: Format
     /// stdout, or the status display when stdout and stderr are one terminal, so result lines
     /// print above the live area instead of under its next frame.
-    var sink: OutputSink
+    var sink: TextSink
     /// Whether failures also get a line on stderr. Not when they already show on the same
     /// screen as a human result line.
     var errorsOnStderr: Bool
 
-    init(format: Format, sink: OutputSink, errorsOnStderr: Bool = true) {
+    init(format: Format, sink: TextSink, errorsOnStderr: Bool = true) {
         self.format = format
         self.sink = sink
         self.errorsOnStderr = errorsOnStderr
@@ -28,17 +28,17 @@ struct ResultOutput: Sendable {
     /// - stdout off a terminal: tab-separated or JSON lines, byte for byte as always.
     /// - stdout on a terminal: human lines, unless `--jsonl` asked for JSON.
     /// - stdout and stderr one terminal with a live area: the lines go through the display.
-    static func choose(jsonl: Bool, terminals: OutputTerminals, colors: Bool, stdout: OutputSink,
+    static func choose(jsonl: Bool, terminals: OutputTerminals, colors: Bool, stdout: TextSink,
                        display: StatusDisplay) -> ResultOutput {
         let format: Format = jsonl ? .jsonl : terminals.stdoutIsTerminal ? .human(colors: colors) : .tabSeparated
-        let sink: OutputSink = terminals.shared && display.drawsLiveArea ? DisplaySink(display: display) : stdout
+        let sink: TextSink = terminals.shared && display.drawsLiveArea ? DisplaySink(display: display) : stdout
         let human = if case .human = format { true } else { false }
         return ResultOutput(format: format, sink: sink, errorsOnStderr: !(human && terminals.shared))
     }
 }
 
 /// Writes result lines through a status display, above its live area.
-private struct DisplaySink: OutputSink {
+private struct DisplaySink: TextSink {
     let display: StatusDisplay
 
     func write(_ text: String) {

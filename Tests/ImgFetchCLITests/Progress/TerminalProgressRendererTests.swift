@@ -442,7 +442,7 @@ final class TerminalProgressRendererTests: XCTestCase {
 // MARK: - Test doubles
 
 /// Keeps each write apart, to count frames.
-private final class RecordingSink: OutputSink {
+private final class RecordingSink: TextSink {
     private let storage = Mutex<[String]>([])
     var writes: [String] { storage.withLock { $0 } }
     func write(_ text: String) { storage.withLock { $0.append(text) } }

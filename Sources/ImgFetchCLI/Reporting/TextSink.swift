@@ -3,12 +3,12 @@ import ImgFetchCore
 import Synchronization
 
 /// Where reporters write text: a file descriptor in the program, a buffer in tests.
-protocol OutputSink: Sendable {
+protocol TextSink: Sendable {
     func write(_ text: String)
 }
 
 /// Writes whole strings to a file descriptor (stdout or stderr), retrying short writes.
-struct FileDescriptorSink: OutputSink {
+struct FileDescriptorSink: TextSink {
     let descriptor: Int32
     /// Called when the reader went away (EPIPE), e.g. `imgfetch … | head -3`.
     var onBrokenPipe: (@Sendable () -> Void)?
@@ -26,7 +26,7 @@ struct FileDescriptorSink: OutputSink {
 }
 
 /// Collects everything written, so tests see exactly what a person would.
-final class BufferSink: OutputSink {
+final class BufferSink: TextSink {
     private let storage = Mutex("")
 
     var text: String { storage.withLock { $0 } }
