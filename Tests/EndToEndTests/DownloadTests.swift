@@ -25,6 +25,37 @@ final class DownloadTests: EndToEndTestCase {
         XCTAssertEqual(result.result(for: url), ["saved", url, outputDirectory + "/cat.jpg"])
     }
 
+    func testURLsGivenAsArgumentsAreFetchedAsCurlAndWgetTakeThem() throws {
+        let cat = try addJPEG("cat.jpg")
+        let dog = try addJPEG("dog.jpg")
+        _ = try addJPEG("listed.jpg")
+        let list = try scratch.write("urls.txt", server.url("/files/listed.jpg") + "\n")
+        let output = scratch.file("args")
+        // URLs and a list, mixed; stdin is not read when any argument is given.
+        let result = try ImgFetchRunner.run([server.url("/files/cat.jpg"), list, server.url("/files/dog.jpg").replacingOccurrences(of: "http://", with: "HTTP://"),
+                                             "-o", output.path, "--jsonl"], stdin: server.url("/files/never.jpg") + "\n")
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n").map { String($0) }
+        XCTAssertEqual(lines.count, 3, result.stdout)
+        XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent("cat.jpg")), cat)
+        XCTAssertEqual(try Data(contentsOf: output.appendingPathComponent("dog.jpg")), dog)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("listed.jpg").path))
+        XCTAssertTrue(result.stdout.contains(#""line":{"file":"<arguments>","line":1}"#), result.stdout)
+        XCTAssertTrue(result.stdout.contains(#""line":{"file":"<arguments>","line":3}"#), result.stdout)
+
+        // A bad URL argument is a failed item named by its place, like a bad list line.
+        let bad = try ImgFetchRunner.run(["http://", "-o", output.path])
+        XCTAssertEqual(bad.exitCode, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("<arguments>:1:"), bad.stderr)
+
+        // A list file whose name begins like a URL is read as a list with ./ in front.
+        try FileManager.default.createDirectory(at: scratch.file("http:"), withIntermediateDirectories: true)
+        _ = try scratch.write("http:/list.txt", server.url("/files/cat.jpg") + "\n")
+        let odd = try ImgFetchRunner.run(["./http:/list.txt", "-o", scratch.file("odd").path], in: scratch.url)
+        XCTAssertEqual(odd.exitCode, 0, odd.stderr)
+        XCTAssertEqual(odd.result(for: server.url("/files/cat.jpg"))?[0], "saved", odd.stdout)
+    }
+
     func testReadsTheListFromStdin() throws {
         let data = try addJPEG("a.jpg")
         let url = server.url("/files/a.jpg")

@@ -22,7 +22,7 @@ final class ManPageFileTests: XCTestCase {
         XCTAssertEqual(result.stderr, "")
         let lines = result.stdout.split(separator: "\n")
         XCTAssertEqual(lines.first?.hasPrefix("IMGFETCH(1)"), true, result.stdout)
-        for needle in ["SYNOPSIS", "       imgfetch [OPTIONS] [LIST ...]", "       -o, --output-dir DIR",
+        for needle in ["SYNOPSIS", "       imgfetch [OPTIONS] [URL | LIST ...]", "       -o, --output-dir DIR",
                        "       --completions SHELL", "LIST FORMAT", "EXIT STATUS", "       141", "       curl(1), wget2(1)"] {
             XCTAssertTrue(lines.contains { $0.hasPrefix(needle) }, "no line starts with \(needle)")
         }

@@ -3,13 +3,14 @@
 /// Each renderer picks the parts it shows and their order; the words are written once, here.
 /// Text is plain: no markup, no line breaks inside a paragraph.
 enum UsageDocument {
-    static let synopsis = "imgfetch [OPTIONS] [LIST ...]"
+    static let synopsis = "imgfetch [OPTIONS] [URL | LIST ...]"
 
     /// The man page's NAME line, and the start of `--help`.
     static let summary = "fetch many images fast and safely"
 
     static let description: [TextBlock] = [
-        .paragraph("imgfetch reads URLs from each LIST ('-' or no LIST means stdin), downloads them "
+        .paragraph("imgfetch fetches each URL given as an argument and the URLs of each LIST ('-' or no "
+            + "argument at all means stdin), downloads them "
             + "concurrently, verifies each body by decoding it, and writes each image atomically into the "
             + "output directory. JPEG, PNG, GIF, WebP, AVIF, TIFF and BMP are verified (every frame); SVG, "
             + "ICO, JPEG XL and HEIC are saved unverified."),
@@ -24,6 +25,9 @@ enum UsageDocument {
             .init("priority=high|normal|low", "start sooner or later (default normal)"),
         ]),
         .paragraph("A bad line is reported as FILE:LINE: reason and counts as failed."),
+        .paragraph("An argument that begins with http:// or https:// is a URL to fetch, reported as "
+            + "<arguments>:N (its place among the arguments); any other argument is a list. A list file whose "
+            + "name begins like a URL is given as ./http..."),
     ]
 
     static let output: [TextBlock] = [

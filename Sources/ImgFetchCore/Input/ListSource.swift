@@ -1,7 +1,8 @@
 import Glibc
 
 /// An opened list: a file or stdin, with the name used in `FILE:LINE` messages, read as its
-/// format says. A table's header row is read when it is opened.
+/// format says (a table's header row is read when it is opened); or a URL given as an argument,
+/// one item named `<arguments>:N` after its place among the arguments.
 ///
 /// Opened on the main thread, then read by the list reader alone: one thread at a time, hence
 /// `@unchecked Sendable`.
@@ -13,7 +14,12 @@ public final class ListSource: @unchecked Sendable {
     private enum Reader {
         case lines(LineReader)
         case table(TableReader)
+        /// A URL argument: its entry until it is read.
+        case argument(line: Int, entry: ListEntry?)
     }
+
+    /// The list name of URLs given as arguments.
+    public static let argumentsName = "<arguments>"
 
     public init(name: String, descriptor: Int32, settings: TableSettings = TableSettings()) throws(ListError) {
         self.name = name
@@ -26,6 +32,21 @@ public final class ListSource: @unchecked Sendable {
         }
     }
 
+    /// A URL given as argument number `position` (from 1): one item, read as a list line is.
+    public init(argument: String, position: Int) {
+        name = Self.argumentsName
+        descriptor = -1
+        reader = .argument(line: position, entry: ListLineParser.parse(argument))
+    }
+
+    /// Whether a command-line argument is a URL to fetch rather than a list to read: it begins
+    /// with `http://` or `https://` (in any case), as the arguments of curl and wget do. A list
+    /// file whose name begins so is given as `./http…`.
+    public static func isURL(argument: String) -> Bool {
+        let start = argument.prefix(8).lowercased()
+        return start.hasPrefix("http://") || start.hasPrefix("https://")
+    }
+
     /// Opens every list before the run starts, so an unreadable one (or a table without the URL
     /// column) is a `ListError` before anything starts, not a half-done run.
     public static func openAll(_ paths: [String], settings: TableSettings = TableSettings()) throws(ListError) -> [ListSource] {
@@ -35,7 +56,11 @@ public final class ListSource: @unchecked Sendable {
             throw ListError(message: "stdin ('-') can be given only once with --input-format \(settings.format.rawValue)")
         }
         var sources: [ListSource] = []
-        for path in paths {
+        for (index, path) in paths.enumerated() {
+            if isURL(argument: path) {
+                sources.append(ListSource(argument: path, position: index + 1))
+                continue
+            }
             if path == "-" {
                 sources.append(try ListSource(name: "<stdin>", descriptor: STDIN_FILENO, settings: settings))
                 continue
@@ -57,6 +82,9 @@ public final class ListSource: @unchecked Sendable {
     /// The next line or row as a list entry, with its line number; nil at the end of the list.
     public func next() -> (line: Int, entry: ListEntry)? {
         switch reader {
+        case .argument(let line, let entry):
+            reader = .argument(line: line, entry: nil)
+            return entry.map { (line, $0) }
         case .table(var table):
             let next = table.next()
             reader = .table(table)

@@ -494,7 +494,7 @@ final class OptionParserTests: XCTestCase {
         for line in HelpText.usage.split(separator: "\n", omittingEmptySubsequences: false) {
             XCTAssertLessThan(line.count, 80, "too long: \(line)")
         }
-        XCTAssertTrue(HelpText.usage.hasPrefix("Usage: imgfetch [OPTIONS] [LIST ...]\n"))
+        XCTAssertTrue(HelpText.usage.hasPrefix("Usage: imgfetch [OPTIONS] [URL | LIST ...]\n"))
         XCTAssertTrue(HelpText.usage.hasSuffix("\n"))
         // Every status and every exit code a script may see is explained.
         XCTAssertTrue(HelpText.usage.contains("saved|skipped|failed|cancelled"))
