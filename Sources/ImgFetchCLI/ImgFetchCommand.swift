@@ -21,13 +21,33 @@ public enum ImgFetchCommand {
         return "imgfetch: reading URLs from the terminal; end with Ctrl-D\n"
     }
 
-    /// Every list, opened before anything starts: one that cannot be read is a usage error (exit 2).
+    /// Every list, opened before anything starts: one that cannot be read is a usage error (exit 2),
+    /// and so is a list of URLs (by its name) whose first line looks like a table's.
     private static func openLists(_ options: CommandLineOptions) throws(SetupError) -> [ListSource] {
+        let sources: [ListSource]
         do {
-            return try ListSource.openAll(options.lists, settings: options.table)
+            sources = try ListSource.openAll(options.lists, settings: options.table)
         } catch {
             throw SetupError(message: error.message)
         }
+        if !options.inputFormatGiven && options.table.format == .txt {
+            for source in sources where source.descriptor >= 0 {
+                if let problem = tableLookingList(source) { throw SetupError(message: problem) }
+            }
+        }
+        return sources
+    }
+
+    /// What is wrong with reading `source` as a list of URLs when its first line looks like a
+    /// table's header or a JSON object (a regular file only: a pipe cannot be read twice).
+    static func tableLookingList(_ source: ListSource) -> String? {
+        guard let line = ListSniffer.firstLine(of: source.descriptor),
+              let format = ListSniffer.tableLook(ofFirstLine: line) else { return nil }
+        let shown = line.count > 60 ? line.prefix(57) + "..." : Substring(line)
+        let kind = format == .jsonl ? "JSON Lines" : format.rawValue.uppercased() + " table"
+        return "\(source.name) looks like \(kind), not a list of URLs (its first line is '\(shown)'): "
+            + "give --input-format \(format.rawValue) (and --url-column if its URLs are not in 'url'), "
+            + "or name the file .\(format.rawValue)"
     }
 
     /// The spelling of `--failures-are-data`, looked for in arguments that did not parse.

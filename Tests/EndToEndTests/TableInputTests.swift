@@ -32,6 +32,38 @@ final class TableInputTests: EndToEndTestCase {
         XCTAssertEqual(try server.requests(to: "/files/").count, 2)
     }
 
+    func testAListsNameChoosesItsFormatAndATableNamedLikeAListIsStoppedWithAHint() throws {
+        _ = try addJPEG("a.jpg")
+        let url = server.url("/files/a.jpg")
+        // photos.csv with no --input-format: a CSV table, its caption passed through.
+        let csv = try scratch.write("photos.csv", "url,caption\n\(url),a cat\n")
+        let byName = try ImgFetchRunner.run([csv, "-o", outputDirectory, "--caption-column", "caption", "--jsonl"])
+        XCTAssertEqual(byName.exitCode, 0, byName.stderr)
+        XCTAssertEqual(try jsonLines(byName).first?["caption"] as? String, "a cat")
+        // .ndjson reads as JSON Lines.
+        let ndjson = try scratch.write("rows.ndjson", "{\"url\": \"\(url)?2\"}\n")
+        XCTAssertEqual(try ImgFetchRunner.run([ndjson, "-o", outputDirectory]).exitCode, 0)
+
+        // The same table named .txt: exit 2 before any request, with what to do.
+        let before = try server.requests(to: "/files/").count
+        let misnamed = try scratch.write("photos.txt", "# exported\n\nurl,caption\n\(url)?3,a cat\n")
+        let stopped = try ImgFetchRunner.run([misnamed, "-o", outputDirectory])
+        XCTAssertEqual(stopped.exitCode, 2, stopped.stderr)
+        XCTAssertTrue(stopped.stderr.contains("photos.txt looks like CSV table, not a list of URLs (its first line is 'url,caption')")
+            && stopped.stderr.contains("--input-format csv"), stopped.stderr)
+        let json = try scratch.write("rows.txt", "{\"url\": \"\(url)?4\"}\n")
+        XCTAssertTrue(try ImgFetchRunner.run([json, "-o", outputDirectory]).stderr.contains("looks like JSON Lines"))
+        XCTAssertEqual(try server.requests(to: "/files/").count, before, "no request was made")
+
+        // --input-format still decides; lists of two formats need it.
+        let plain = try scratch.write("plain.txt", "url,caption\n\(url)?3,a cat\n")
+        let explicit = try ImgFetchRunner.run([plain, "-o", outputDirectory, "--input-format", "csv"])
+        XCTAssertEqual(explicit.exitCode, 0, explicit.stderr)
+        let mixed = try ImgFetchRunner.run([csv, misnamed, "-o", outputDirectory])
+        XCTAssertEqual(mixed.exitCode, 2)
+        XCTAssertTrue(mixed.stderr.contains("'--input-format' is needed for lists of different formats"), mixed.stderr)
+    }
+
     func testATSVWithAnotherURLColumn() throws {
         _ = try addJPEG("a.jpg")
         let list = try scratch.write("list.tsv", "link\tnote\n\(server.url("/files/a.jpg"))\tfirst\n")

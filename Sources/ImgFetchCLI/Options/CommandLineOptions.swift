@@ -23,6 +23,8 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     /// List files in command-line order; empty means stdin, and `-` names stdin explicitly.
     public var lists: [String] = []
+    /// `--input-format` was given; without it, the lists' names choose (`ListFormatSniffing`).
+    public var inputFormatGiven = false
     /// Where images go (created if missing); with `-o s3://…`, the local work directory
     /// (`--work-dir`) where files are made before they are uploaded.
     public var outputDirectory = "."

@@ -28,8 +28,24 @@ public enum OptionParser {
                 options.lists.append(argument)
             }
         }
+        if !options.inputFormatGiven { options.table.format = try formatByName(options.lists) }
         try OptionCombinations.check(options)
         return options
+    }
+
+    /// The format the lists' names say (`photos.csv` is a CSV table), without `--input-format`:
+    /// lists of different formats in one run need it. URLs given as arguments and stdin say nothing.
+    static func formatByName(_ lists: [String]) throws(UsageError) -> InputFormat {
+        let named = lists.filter { !ListSource.isURL(argument: $0) }.compactMap { list in
+            ListSniffer.format(ofListNamed: list).map { (list, $0) }
+        }
+        guard let first = named.first else { return .txt }
+        if let other = named.first(where: { $0.1 != first.1 }) {
+            throw UsageError(option: "--input-format", problem: .combination(
+                "is needed for lists of different formats: '\(first.0)' reads as \(first.1.rawValue), '\(other.0)' as "
+                    + "\(other.1.rawValue); give it, or read them in separate runs"))
+        }
+        return first.1
     }
 
     /// Handles `--name`, `--name value` and `--name=value`.

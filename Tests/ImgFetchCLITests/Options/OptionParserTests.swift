@@ -392,6 +392,24 @@ final class OptionParserTests: XCTestCase {
                        "invalid value 'square' for '--fit': expected keep-ratio, keep-ratio-largest, center-crop, pad")
     }
 
+    // MARK: - Input format
+
+    func testTheListsNamesChooseTheInputFormatUnlessItIsGiven() {
+        XCTAssertEqual(parse("photos.csv").table.format, .csv)
+        XCTAssertEqual(parse("photos.csv", "-", "https://a.example/b.tsv").table.format, .csv, "stdin and URLs say nothing")
+        XCTAssertEqual(parse("rows.ndjson").table.format, .jsonl)
+        XCTAssertEqual(parse("urls.txt").table.format, .txt)
+        XCTAssertEqual(parse().table.format, .txt)
+        XCTAssertEqual(parse("photos.csv", "--input-format", "tsv").table.format, .tsv)
+        XCTAssertTrue(parse("--input-format", "txt").inputFormatGiven)
+        XCTAssertFalse(parse("photos.csv").inputFormatGiven)
+        // A key column needs a table: one named .csv is one.
+        XCTAssertEqual(parse("photos.csv", "--output-format", "webdataset", "--key-column", "id").table.keyColumn, "id")
+        XCTAssertEqual(failure("a.csv", "b.txt"), "option '--input-format' is needed for lists of different formats: "
+            + "'a.csv' reads as csv, 'b.txt' as txt; give it, or read them in separate runs")
+        XCTAssertEqual(parse("a.csv", "b.txt", "--input-format", "csv").table.format, .csv)
+    }
+
     // MARK: - WebDataset shards
 
     func testShardOptions() {
