@@ -160,7 +160,7 @@ final class DecodingTests: EndToEndTestCase {
         let url = server.url("/files/none.jpg")
         let resize = try fetch([url], ["--max-dimension", "64"])
         XCTAssertEqual(resize.exitCode, 2)
-        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs --save-as png, ppm, pam, jpeg or webp"), resize.stderr)
+        XCTAssertTrue(resize.stderr.contains("option '--max-dimension' needs a pixel format to write: add --save-as jpeg"), resize.stderr)
         let strict = try fetch([url], ["--require-verified", "--no-decode"])
         XCTAssertEqual(strict.exitCode, 2)
         XCTAssertTrue(strict.stderr.contains("option '--require-verified' cannot be used with --no-decode"), strict.stderr)

@@ -23,8 +23,11 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     /// List files in command-line order; empty means stdin, and `-` names stdin explicitly.
     public var lists: [String] = []
-    /// `--input-format` was given; without it, the lists' names choose (`ListFormatSniffing`).
-    public var inputFormatGiven = false
+    /// The long names of the options given, for defaults that depend on whether one was
+    /// (`--input-format`: the lists' names choose; `--save-as`: a resized dataset is JPEG).
+    public var given: Set<String> = []
+    /// `--input-format` was given; without it, the lists' names choose (`OptionParser.formatByName`).
+    public var inputFormatGiven: Bool { given.contains("input-format") }
     /// Where images go (created if missing); with `-o s3://…`, the local work directory
     /// (`--work-dir`) where files are made before they are uploaded.
     public var outputDirectory = "."

@@ -7,7 +7,8 @@ enum OptionCombinations {
         for (option, given) in [("--max-dimension", options.maxDimension != nil), ("--resize", options.resize != nil)]
         where given && options.saveAs == .original {
             throw UsageError(option: option, problem: .combination(
-                "needs --save-as png, ppm, pam, jpeg or webp: original bytes are saved unchanged, never resized"))
+                "needs a pixel format to write: add --save-as jpeg (or png, ppm, pam, webp); original bytes are saved "
+                    + "unchanged, never resized"))
         }
         if options.maxDimension != nil && options.resize != nil {
             throw UsageError(option: "--max-dimension", problem: .combination(

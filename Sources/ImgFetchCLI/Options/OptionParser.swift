@@ -29,6 +29,11 @@ public enum OptionParser {
             }
         }
         if !options.inputFormatGiven { options.table.format = try formatByName(options.lists) }
+        // A dataset resized without a pixel format is written as JPEG, as img2dataset writes it.
+        if options.outputFormat == .webdataset && !options.given.contains("save-as")
+            && (options.resize != nil || options.maxDimension != nil) {
+            options.saveAs = .jpeg
+        }
         try OptionCombinations.check(options)
         return options
     }
@@ -63,8 +68,10 @@ public enum OptionParser {
         }
         let spelling = "--" + name
         guard let spec = OptionTable.byLongName[String(name)] else {
-            throw UsageError(option: name.isEmpty ? argument : spelling, problem: .unknownOption)
+            let meant = name.isEmpty ? nil : Suggestion.closest(to: String(name), among: Array(OptionTable.byLongName.keys))
+            throw UsageError(option: name.isEmpty ? argument : spelling, problem: .unknownOption, suggestion: meant.map { "--" + $0 })
         }
+        options.given.insert(spec.long)
         switch spec.effect {
         case .flag(let set):
             guard inlineValue == nil else { throw UsageError(option: spelling, problem: .unexpectedValue) }
@@ -86,6 +93,7 @@ public enum OptionParser {
             guard let spec = OptionTable.byShortName[letter] else {
                 throw UsageError(option: spelling, problem: .unknownOption)
             }
+            options.given.insert(spec.long)
             switch spec.effect {
             case .flag(let set):
                 set(&options)

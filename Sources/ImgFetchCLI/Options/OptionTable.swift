@@ -18,14 +18,10 @@ enum OptionTable {
             options, value, spelling throws(UsageError) in
             options.workDirectory = try ValueParser.path(value, for: spelling)
         },
-        .value("input-format", "FORMAT", .choice(InputFormat.allCases.map(\.rawValue)), default: "by name",
-               help: "how lists are read; txt: a URL per line with out= and priority=; csv (RFC 4180) or tsv: a table "
-                   + "with a header row; jsonl: a JSON object per line; a table's columns go into each item's JSON result; "
-                   + "by default a list's name says (.csv, .tsv, .jsonl or .ndjson; any other: txt)") {
-            options, value, spelling throws(UsageError) in
-            options.table.format = try ValueParser.choice(value, for: spelling)
-            options.inputFormatGiven = true
-        },
+        .choice("input-format", "FORMAT", \.table.format, default: "by name",
+                help: "how lists are read; txt: a URL per line with out= and priority=; csv (RFC 4180) or tsv: a table "
+                    + "with a header row; jsonl: a JSON object per line; a table's columns go into each item's JSON result; "
+                    + "by default a list's name says (.csv, .tsv, .jsonl or .ndjson; any other: txt)"),
         .value("url-column", "NAME", .text, default: "url",
                help: "with csv, tsv or jsonl: the column that holds the URLs") {
             options, value, spelling throws(UsageError) in

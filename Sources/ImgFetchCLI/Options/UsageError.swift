@@ -20,12 +20,20 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public let option: String
     public let problem: Problem
 
-    public init(option: String, problem: Problem) {
+    /// What was probably meant (`--concurrency` for `--concurency`, `jpeg` for `jpg`), said after the problem.
+    public var suggestion: String?
+
+    public init(option: String, problem: Problem, suggestion: String? = nil) {
         self.option = option
         self.problem = problem
+        self.suggestion = suggestion
     }
 
     public var description: String {
+        problemText + (suggestion.map { "; did you mean \(Self.quoted($0))?" } ?? "")
+    }
+
+    private var problemText: String {
         let option = Self.quoted(self.option)
         switch problem {
         case .unknownOption:

@@ -24,9 +24,20 @@ enum ValueParser {
         return Resize.Color(red: UInt8(rgb >> 16), green: UInt8(rgb >> 8 & 0xff), blue: UInt8(rgb & 0xff))
     }
 
-    /// A plain decimal (`15`, `2.5`, `.5`): no sign, exponent, `inf` or `nan`, which `Double()` would accept.
+    /// A plain decimal (`15`, `2.5`, `.5`): no sign, exponent, `inf` or `nan`, which `Double()`
+    /// would accept; in seconds, or with a unit: `ms`, `s`, `m` (minutes) or `h`.
     static func seconds(_ value: String, for option: String) throws(UsageError) -> Double {
-        try decimal(value, for: option, expected: "a number of seconds")
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        guard let unit = units.first(where: { value.hasSuffix($0.suffix) }), value.count > unit.suffix.count else {
+            return try decimal(value, for: option, expected: "a number of seconds (or with ms, s, m or h)")
+        }
+        let number = String(value.dropLast(unit.suffix.count))
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && number.utf8.contains(where: isDigit)
+        guard wellFormed, let count = Double(number), secondsRange.contains(count * unit.seconds) else {
+            throw invalid(value, option, "expected a number of seconds (or with ms, s, m or h) from 0.001 to 1000000 s")
+        }
+        return count * unit.seconds
     }
 
     /// Requests per second: a plain decimal from 0.001 to 1000000, as `seconds` reads it.
@@ -44,9 +55,14 @@ enum ValueParser {
         return number
     }
 
-    /// A positive integer with an optional binary suffix: k/K = 1024, m/M = 1024², g/G = 1024³.
+    /// A positive integer with an optional binary unit: k/K = 1024, m/M = 1024², g/G = 1024³, each also with B or iB.
     static func byteCount(_ value: String, for option: String) throws(UsageError) -> Int64 {
         var digits = Substring(value)
+        // 10MB, 10MiB and 10M alike: binary multiples, as curl counts them; a plain B is bytes.
+        for unit in ["iB", "ib", "B", "b"] where digits.hasSuffix(unit) && digits.count > unit.count {
+            digits = digits.dropLast(unit.count)
+            break
+        }
         var multiplier: Int64 = 1
         switch digits.last {
         case "k", "K": multiplier = 1 << 10
@@ -56,7 +72,8 @@ enum ValueParser {
         }
         if multiplier != 1 { digits = digits.dropLast() }
         guard isDigits(digits), let count = Int64(digits), count > 0 else {
-            throw invalid(value, option, "expected a positive byte count, optionally with suffix k, M or G")
+            throw invalid(value, option, "expected a positive byte count, optionally with a unit: k, M or G "
+                + "(10M, 10MB and 10MiB all mean 10 × 1024² bytes)")
         }
         let (bytes, overflow) = count.multipliedReportingOverflow(by: multiplier)
         guard !overflow else { throw invalid(value, option, "byte count too large") }
@@ -155,7 +172,9 @@ enum ValueParser {
         throws(UsageError) -> Choice where Choice.RawValue == String {
         guard let choice = Choice(rawValue: value) else {
             let words = Choice.allCases.map(\.rawValue)
-            throw invalid(value, option, expected ?? "expected " + words.dropLast().joined(separator: ", ") + " or " + words.last!)
+            var error = invalid(value, option, expected ?? "expected " + words.dropLast().joined(separator: ", ") + " or " + words.last!)
+            error.suggestion = Suggestion.closest(to: value, among: words)
+            throw error
         }
         return choice
     }

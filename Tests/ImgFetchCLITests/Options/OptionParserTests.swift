@@ -117,6 +117,42 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(parse("--max-time=1.5").maxTime, 1.5)
         XCTAssertEqual(parse("--max-time=0.001").maxTime, 0.001)
         XCTAssertEqual(parse("--max-time=1000000").maxTime, 1_000_000)
+        // With a unit, as people write durations.
+        XCTAssertEqual(parse("-t", "5s").timeout, 5)
+        XCTAssertEqual(parse("--timeout=2m").timeout, 120)
+        XCTAssertEqual(parse("--connect-timeout", "500ms").connectTimeout, 0.5)
+        XCTAssertEqual(parse("--deadline", "1.5h").deadline, 5400)
+        XCTAssertEqual(failure("-t", "5 s"), "invalid value '5 s' for '-t': expected a number of seconds (or with ms, s, m or h) "
+            + "from 0.001 to 1000000 s")
+        XCTAssertEqual(failure("-t", "s"), "invalid value 's' for '-t': expected a number of seconds (or with ms, s, m or h) "
+            + "from 0.001 to 1000000")
+    }
+
+    func testMistypedOptionsAndValuesGetASuggestion() {
+        XCTAssertEqual(failure("--concurency", "8"), "unknown option '--concurency'; did you mean '--concurrency'?")
+        XCTAssertEqual(failure("--timout=5"), "unknown option '--timout'; did you mean '--timeout'?")
+        XCTAssertEqual(failure("--frobnicate"), "unknown option '--frobnicate'", "nothing close: no guess")
+        XCTAssertTrue(failure("--save-as", "jpg").hasSuffix("; did you mean 'jpeg'?"))
+        XCTAssertTrue(failure("--save-as", "PNG").hasSuffix("; did you mean 'png'?"))
+        // img2dataset's names for the resize modes.
+        for (theirs, ours) in [("keep_ratio", "keep-ratio"), ("center_crop", "center-crop"), ("border", "pad"),
+                               ("keep_ratio_largest", "keep-ratio-largest")] {
+            XCTAssertTrue(failure("--save-as", "jpeg", "--resize", "64", "--fit", theirs).hasSuffix("; did you mean '\(ours)'?"), theirs)
+        }
+        XCTAssertEqual(Suggestion.distance("concurency", "concurrency"), 1)
+        XCTAssertEqual(Suggestion.distance("tiemout", "timeout"), 1, "a swap of neighbours is one edit")
+    }
+
+    func testAResizedDatasetIsJPEGUnlessSaveAsIsGivenAndFilesNameTheFix() {
+        XCTAssertEqual(parse("--output-format", "webdataset", "--resize", "256", "--fit", "center-crop").saveAs, .jpeg)
+        XCTAssertEqual(parse("--output-format", "webdataset", "--max-dimension", "256").saveAs, .jpeg)
+        XCTAssertEqual(parse("--output-format", "webdataset", "--resize", "256", "--save-as", "png").saveAs, .png)
+        XCTAssertEqual(parse("--output-format", "webdataset").saveAs, .original)
+        XCTAssertEqual(failure("--output-format", "webdataset", "--resize", "256", "--save-as", "original"),
+                       "option '--resize' needs a pixel format to write: add --save-as jpeg (or png, ppm, pam, webp); "
+                        + "original bytes are saved unchanged, never resized")
+        XCTAssertEqual(failure("--resize", "256"), "option '--resize' needs a pixel format to write: add --save-as jpeg "
+                        + "(or png, ppm, pam, webp); original bytes are saved unchanged, never resized")
     }
 
     func testRetries() {
@@ -248,9 +284,9 @@ final class OptionParserTests: XCTestCase {
     }
 
     func testLongNamesMustMatchExactly() {
-        XCTAssertEqual(failure("--conc", "4"), "unknown option '--conc'")
-        XCTAssertEqual(failure("--insec"), "unknown option '--insec'")
-        XCTAssertEqual(failure("--Quiet"), "unknown option '--Quiet'")
+        XCTAssertEqual(failure("--conc", "4"), "unknown option '--conc'; did you mean '--concurrency'?")
+        XCTAssertEqual(failure("--insec"), "unknown option '--insec'; did you mean '--insecure'?", "suggested, never taken")
+        XCTAssertEqual(failure("--Quiet"), "unknown option '--Quiet'; did you mean '--quiet'?")
     }
 
     func testMissingValues() {
@@ -290,7 +326,7 @@ final class OptionParserTests: XCTestCase {
     }
 
     func testSecondsErrors() {
-        let expected = "expected a number of seconds from 0.001 to 1000000"
+        let expected = "expected a number of seconds (or with ms, s, m or h) from 0.001 to 1000000"
         for bad in ["0", "0.0", "-1", "abc", "", ".", "1e3", "inf", "nan", "1.2.3", "0x10", "+5", "0.0001", "1000001"] {
             XCTAssertEqual(failure("--timeout", bad), "invalid value '\(bad)' for '--timeout': \(expected)")
         }
@@ -344,7 +380,7 @@ final class OptionParserTests: XCTestCase {
 
     func testNameErrors() {
         XCTAssertEqual(failure("--name", "sha"), "invalid value 'sha' for '--name': expected 'url' or 'hash'")
-        XCTAssertEqual(failure("--name=URL"), "invalid value 'URL' for '--name': expected 'url' or 'hash'")
+        XCTAssertEqual(failure("--name=URL"), "invalid value 'URL' for '--name': expected 'url' or 'hash'; did you mean 'url'?")
     }
 
     func testControlCharactersInOptionNamesAreEscaped() {
@@ -376,8 +412,8 @@ final class OptionParserTests: XCTestCase {
     }
 
     func testResizeOptionsThatNeedOthers() {
-        XCTAssertEqual(failure("--resize", "64"),
-                       "option '--resize' needs --save-as png, ppm, pam, jpeg or webp: original bytes are saved unchanged, never resized")
+        XCTAssertEqual(failure("--resize", "64"), "option '--resize' needs a pixel format to write: add --save-as jpeg "
+                        + "(or png, ppm, pam, webp); original bytes are saved unchanged, never resized")
         XCTAssertEqual(failure("--save-as", "png", "--resize", "64", "--max-dimension", "64"),
                        "option '--max-dimension' cannot be used with --resize: it is --resize N --fit keep-ratio-largest; give one of them")
         XCTAssertEqual(failure("--save-as", "png", "--fit", "center-crop"), "option '--fit' needs --resize N")
@@ -449,11 +485,16 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(parse("--max-size=5g").maxSize, 5 << 30)
         XCTAssertEqual(parse("--max-size=5G").maxSize, 5 << 30)
         XCTAssertEqual(parse("--max-size=8589934591G").maxSize, 8_589_934_591 << 30)
+        // With B or iB, as people write sizes: binary multiples all the same, as curl counts.
+        for text in ["10M", "10MB", "10MiB", "10mb"] { XCTAssertEqual(parse("--max-size", text).maxSize, 10 << 20, text) }
+        XCTAssertEqual(parse("--max-size=512KiB").maxSize, 512 << 10)
+        XCTAssertEqual(parse("--max-size=100B").maxSize, 100)
+        XCTAssertEqual(parse("--min-free=1GB").minimumFree, 1 << 30)
     }
 
     func testMaxSizeErrors() {
-        let expected = "expected a positive byte count, optionally with suffix k, M or G"
-        for bad in ["0", "0k", "", "k", "M", "-1", "+1", "1.5M", "1T", "1 M", "1MB", "1kk", "abc",
+        let expected = "expected a positive byte count, optionally with a unit: k, M or G (10M, 10MB and 10MiB all mean 10 × 1024² bytes)"
+        for bad in ["0", "0k", "", "k", "M", "-1", "+1", "1.5M", "1T", "1 M", "1MBB", "1kk", "abc", "B", "MiB",
                     "99999999999999999999"] {
             XCTAssertEqual(failure("--max-size", bad), "invalid value '\(bad)' for '--max-size': \(expected)")
         }
