@@ -26,6 +26,20 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertTrue(second.execution.stderr.contains("cache: 2 fresh, 0 revalidated, 0 downloaded"), second.execution.stderr)
     }
 
+    func testARunLeavesTheWriteAheadLogEmpty() throws {
+        let names = try server.addSamples(count: 20)
+        let result = try fetch(names.map { server.url("/files/\($0)") })
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        let log = outputDirectory + "/.imgfetch/index.sqlite-wal"
+        let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+        XCTAssertEqual(size, 0, "the log was folded into the index and truncated at exit")
+        // Everything is in the index itself.
+        let count = try ImgFetchRunner.run(["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
+                                            + "'SELECT count(*) FROM entries').fetchone()[0])", outputDirectory + "/.imgfetch/index.sqlite"],
+                                           executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        XCTAssertEqual(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(names.count)", count.stderr)
+    }
+
     func testTheIndexLivesInTheWorkDirectoryWhenOneIsGiven() throws {
         _ = try addStaleJPEG()
         let url = server.url("\(maxAge)/files/a.jpg")

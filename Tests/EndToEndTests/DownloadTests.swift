@@ -56,6 +56,19 @@ final class DownloadTests: EndToEndTestCase {
         XCTAssertEqual(odd.result(for: server.url("/files/cat.jpg"))?[0], "saved", odd.stdout)
     }
 
+    func testAListWithNoURLsSaysSo() throws {
+        let list = try scratch.write("empty.txt", "# only a comment\n\n")
+        let result = try ImgFetchRunner.run([list, "-o", outputDirectory])
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("imgfetch: warning: no URLs in \(list): nothing but blank lines and # comments"),
+                      result.stderr)
+        // One list with a URL is enough; and a shard that gets none of a list's URLs is no empty list.
+        _ = try addJPEG("a.jpg")
+        let full = try scratch.write("full.txt", server.url("/files/a.jpg") + "\n")
+        XCTAssertFalse(try ImgFetchRunner.run([list, full, "-o", outputDirectory]).stderr.contains("no URLs"))
+        XCTAssertFalse(try ImgFetchRunner.run([full, "-o", outputDirectory, "--shard", "2/2"]).stderr.contains("no URLs"))
+    }
+
     func testReadsTheListFromStdin() throws {
         let data = try addJPEG("a.jpg")
         let url = server.url("/files/a.jpg")

@@ -48,6 +48,11 @@ struct Run {
         }
 
         let ending = control.waitForEnding(deadline: options.deadline.map { $0 - (monotonicSeconds() - started) })
+        if ending == .completed, lists.allSatisfy({ $0.entries == 0 }) {
+            // Read to the end (the run completed) and nothing in them: most likely the wrong file.
+            let names = lists.map(\.name).joined(separator: ", ")
+            reporter.warn("no URLs in \(names): nothing but blank lines and # comments, or nothing at all")
+        }
         // Silenced first: items that fail while the rest is cancelled must not print either.
         if ending == .brokenPipe { reporter.silence() }
         if ending == .deadline, let seconds = options.deadline {

@@ -80,9 +80,13 @@ final class CacheWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Commits what is queued and stops the thread.
+    /// Commits what is queued and stops the thread, then folds the write-ahead log into the
+    /// index and truncates it, so that a run leaves `index.sqlite-wal` empty (SQLite would do so
+    /// only when the last connection closes, which the process's exit does not wait for). On the
+    /// closing thread: the writer's own has ended, so the connection has one user again.
     func close() {
         writer.close()
+        try? statements.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// Applies `changes` in one transaction. Most batches have no failing change and run without

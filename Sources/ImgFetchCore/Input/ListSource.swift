@@ -79,8 +79,17 @@ public final class ListSource: @unchecked Sendable {
         return sources
     }
 
+    /// Entries read so far that are not blank lines or comments: items, bad lines, a read error.
+    public private(set) var entries = 0
+
     /// The next line or row as a list entry, with its line number; nil at the end of the list.
     public func next() -> (line: Int, entry: ListEntry)? {
+        let next = read()
+        if let next, next.entry != .skip { entries += 1 }
+        return next
+    }
+
+    private func read() -> (line: Int, entry: ListEntry)? {
         switch reader {
         case .argument(let line, let entry):
             reader = .argument(line: line, entry: nil)
