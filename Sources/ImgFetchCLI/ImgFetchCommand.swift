@@ -44,7 +44,7 @@ public enum ImgFetchCommand {
         guard let line = ListSniffer.firstLine(of: source.descriptor),
               let format = ListSniffer.tableLook(ofFirstLine: line) else { return nil }
         let shown = line.count > 60 ? line.prefix(57) + "..." : Substring(line)
-        let kind = format == .jsonl ? "JSON Lines" : format.rawValue.uppercased() + " table"
+        let kind = format == .jsonl ? "JSON Lines" : "a " + format.rawValue.uppercased() + " table"
         return "\(source.name) looks like \(kind), not a list of URLs (its first line is '\(shown)'): "
             + "give --input-format \(format.rawValue) (and --url-column if its URLs are not in 'url'), "
             + "or name the file .\(format.rawValue)"

@@ -49,7 +49,7 @@ final class TableInputTests: EndToEndTestCase {
         let misnamed = try scratch.write("photos.txt", "# exported\n\nurl,caption\n\(url)?3,a cat\n")
         let stopped = try ImgFetchRunner.run([misnamed, "-o", outputDirectory])
         XCTAssertEqual(stopped.exitCode, 2, stopped.stderr)
-        XCTAssertTrue(stopped.stderr.contains("photos.txt looks like CSV table, not a list of URLs (its first line is 'url,caption')")
+        XCTAssertTrue(stopped.stderr.contains("photos.txt looks like a CSV table, not a list of URLs (its first line is 'url,caption')")
             && stopped.stderr.contains("--input-format csv"), stopped.stderr)
         let json = try scratch.write("rows.txt", "{\"url\": \"\(url)?4\"}\n")
         XCTAssertTrue(try ImgFetchRunner.run([json, "-o", outputDirectory]).stderr.contains("looks like JSON Lines"))
