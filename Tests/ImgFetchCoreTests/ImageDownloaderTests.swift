@@ -345,6 +345,20 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         XCTAssertTrue(transport.submitted[3].request.digestsBody)
     }
 
+    func testAConvertedOutputCarriesTheSizeWritten() throws {
+        downloader.close()
+        downloader = makeDownloader { $0.saveAs = .pixels(.ppm) }
+        download(try ParsedURL("http://example.com/small.png"), id: 0)
+        XCTAssertTrue(transport.waitForSubmissions(1))
+        transport.finish(transport.submitted[0], body: Data(try PNGSample.gradient(.rgb, bitDepth: 8).encoded()))
+        XCTAssertTrue(recorder.waitForTotal(1))
+        let result = try XCTUnwrap(recorder.single(0))
+        XCTAssertEqual(result.status, .saved, "\(String(describing: result.error))")
+        let written = try XCTUnwrap(result.paths.first.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int })
+        XCTAssertEqual(result.outputBytes, Int64(written))
+        XCTAssertNotEqual(result.outputBytes, result.bytes, "PPM pixels are not the PNG body")
+    }
+
     func testCancellingEverythingReportsEachItemAsItsOwnNotCoalesced() throws {
         let urls = try (0..<3).map { try ParsedURL("http://example.com/c\($0).jpg") }
         for (id, url) in urls.enumerated() { download(url, id: id) }

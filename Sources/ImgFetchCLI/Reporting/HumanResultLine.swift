@@ -4,6 +4,7 @@ import ImgFetchCore
 /// image's dimensions and size, the error in red.
 ///
 ///     ✓ pics/cat.jpg  640×480  48.2 KiB
+///     ✓ pics/cat.jpg  2268×1512 → 256×171  28.1 KiB (source 496.0 KiB)
 ///     · pics/dog.jpg  640×480  already there
 ///     ✗ https://example.com/gone.jpg  HTTP 404 Not Found
 ///
@@ -20,7 +21,7 @@ enum HumanResultLine {
             var fields = [result.paths.isEmpty ? url : TerminalText.printable(result.paths.joined(separator: ", "))]
             if let size = dimensions(result) { fields.append(size) }
             if result.status == .saved {
-                if result.bytes > 0 || result.reusedBytes == 0 { fields.append(ByteCount.format(result.bytes)) }
+                if result.bytes > 0 || result.reusedBytes == 0 { fields.append(size(result)) }
                 if result.cache == .fresh || result.cache == .revalidated { fields.append("from the cache") }
                 if let format = result.format, !format.isDecodable { fields.append("\(format.displayName), not verified") }
                 line = paint("✓", SGR.green) + " " + fields.joined(separator: "  ")
@@ -41,6 +42,12 @@ enum HumanResultLine {
             line = "✗ " + url + "  cancelled"
         }
         return line + "\n"
+    }
+
+    /// The size written, with the source's in brackets when they differ (converted pixels).
+    private static func size(_ result: DownloadResult) -> String {
+        guard let written = result.outputBytes, written != result.bytes, result.bytes > 0 else { return ByteCount.format(result.bytes) }
+        return ByteCount.format(written) + " (source " + ByteCount.format(result.bytes) + ")"
     }
 
     /// `640×480`, or `640×480 → 256×192` when the written pixels differ from the source's.

@@ -13,6 +13,9 @@ public struct DownloadResult: Sendable {
     public var httpVersion: HTTPVersion?
     /// Body bytes received.
     public var bytes: Int64 = 0
+    /// Bytes written, where they are not the body's (`--save-as` a pixel format): the output file's
+    /// size, or the handed-over output's. Nil for original bytes, and for failures.
+    public var outputBytes: Int64?
     /// The sniffed image format.
     public var format: ImageFormat?
     /// What the image's header says (size, channels, bit depth) and whether it was fully decoded;

@@ -117,6 +117,9 @@ final class DirectorySink: OutputSink {
             result.status = try put() == .saved ? .saved : .skipped
             result.paths = [placer.path(of: name)]
             result.error = nil
+            // Converted pixels are not the body: what was written is the file's size (one lstat,
+            // only for converted outputs).
+            if configuration.saveAs != .original { result.outputBytes = placer.stamp(of: name)?.size }
         } catch {
             if let failure { return failure(error) }
             result.status = .failed

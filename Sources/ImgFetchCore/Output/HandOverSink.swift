@@ -37,7 +37,9 @@ final class HandOverSink: OutputSink {
         result.lastModified = ResponseCacheHeaders(fields: response.headers).lastModified
             .flatMap(HTTPDate.parse).map { Int64($0) }
         do {
-            result.handedOver = try OutputFile(output.file)
+            let file = try OutputFile(output.file)
+            result.handedOver = file
+            if configuration.saveAs != .original { result.outputBytes = Int64(file.size) }
             result.status = .saved
         } catch {
             result.error = error

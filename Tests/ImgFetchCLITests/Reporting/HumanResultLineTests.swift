@@ -22,6 +22,10 @@ final class HumanResultLineTests: XCTestCase {
         image.outputHeight = 192
         result.image = image
         XCTAssertEqual(line(result), "✓ pics/cat.png  4000×3000 → 256×192  2.0 KiB\n")
+        // The size shown is what was written; the body's goes in brackets.
+        result.bytes = 507_904
+        result.outputBytes = 28_774
+        XCTAssertEqual(line(result), "✓ pics/cat.png  4000×3000 → 256×192  28.1 KiB (source 496.0 KiB)\n")
     }
 
     func testUnverifiedFormatIsNamed() {
