@@ -31,10 +31,7 @@ enum ValueParser {
         guard let unit = units.first(where: { value.hasSuffix($0.suffix) }), value.count > unit.suffix.count else {
             return try decimal(value, for: option, expected: "a number of seconds (or with ms, s, m or h)")
         }
-        let number = String(value.dropLast(unit.suffix.count))
-        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && number.utf8.contains(where: isDigit)
-        guard wellFormed, let count = Double(number), secondsRange.contains(count * unit.seconds) else {
+        guard let count = plainDecimal(value.dropLast(unit.suffix.count)), secondsRange.contains(count * unit.seconds) else {
             throw invalid(value, option, "expected a number of seconds (or with ms, s, m or h) from 0.001 to 1000000 s")
         }
         return count * unit.seconds
@@ -47,12 +44,17 @@ enum ValueParser {
 
     /// A plain decimal in `secondsRange`; `expected` says what it counts, in the error.
     private static func decimal(_ value: String, for option: String, expected: String) throws(UsageError) -> Double {
-        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let wellFormed = parts.allSatisfy { isDigits($0, allowEmpty: true) } && value.utf8.contains(where: isDigit)
-        guard wellFormed, let number = Double(value), secondsRange.contains(number) else {
+        guard let number = plainDecimal(value), secondsRange.contains(number) else {
             throw invalid(value, option, "expected \(expected) from 0.001 to 1000000")
         }
         return number
+    }
+
+    /// `text` as a number when it is digits with at most one `.` (at least one digit); nil otherwise.
+    private static func plainDecimal(_ text: some StringProtocol) -> Double? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ isDigits($0, allowEmpty: true) }), text.utf8.contains(where: isDigit) else { return nil }
+        return Double(String(text))
     }
 
     /// A positive integer with an optional binary unit: k/K = 1024, m/M = 1024², g/G = 1024³, each also with B or iB.

@@ -26,8 +26,7 @@ public enum ListSniffer {
     public static func tableLook(ofFirstLine line: String) -> InputFormat? {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         if trimmed.hasPrefix("{") { return .jsonl }
-        let lower = trimmed.prefix(8).lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return nil }
+        if ListSource.isURL(argument: String(trimmed)) { return nil }
         if trimmed.contains("\t") { return .tsv }
         if trimmed.contains(",") { return .csv }
         return nil
