@@ -134,7 +134,7 @@ final class Engine: @unchecked Sendable {
                 return mail
             }
             for transfer in mail.submitted {
-                if refusing.load(ordering: .relaxed) && transfer.request.store == nil {
+                if refusing.load(ordering: .relaxed) && !transfer.request.isStore {
                     cancelTransfer(transfer)
                 } else {
                     enqueue(transfer)
@@ -143,7 +143,7 @@ final class Engine: @unchecked Sendable {
             for transfer in mail.cancelled { cancelTransfer(transfer) }
             if mail.cancelEverything {
                 for transfer in scheduler.removeAll() { cancelTransfer(transfer) }
-                for handle in Array(running.values) where transferOf(handle).request.store == nil {
+                for handle in Array(running.values) where !transferOf(handle).request.isStore {
                     cancelTransfer(transferOf(handle))
                 }
             }
@@ -345,18 +345,18 @@ final class Engine: @unchecked Sendable {
         if transfer.stage != .cancelled { transfer.stage = .finished }
         transfer.body.tempFile = nil
         // A store exchange's answer needs no decoding: it is no part of the decode backlog.
-        if transfer.request.store == nil { unreleased.add(1, ordering: .relaxed) }
+        if !transfer.request.isStore { unreleased.add(1, ordering: .relaxed) }
         transfer.onFinish(outcome)
     }
 
     /// Runs `body` on the line `transfer` waits in: the downloads' or the store exchanges'.
     private func inLine<T>(of transfer: Transfer, _ body: (inout TransferScheduler) -> T) -> T {
-        transfer.request.store == nil ? body(&scheduler) : body(&storeScheduler)
+        transfer.request.isStore ? body(&storeScheduler) : body(&scheduler)
     }
 
     /// Keeps a handle that is done for the next transfer of its kind.
     private func recycle(_ handle: OpaquePointer, of transfer: Transfer) {
-        if transfer.request.store == nil { idleHandles.append(handle) } else { idleStoreHandles.append(handle) }
+        if transfer.request.isStore { idleStoreHandles.append(handle) } else { idleHandles.append(handle) }
     }
 
     private func shutDown() {

@@ -129,7 +129,7 @@ final class Transfer: @unchecked Sendable {
     func resetAttempt() {
         storeBody.removeAll(keepingCapacity: true)
         storeOverflowed = false
-        if case .file(_, let offset, let length, _) = request.store?.body {
+        if case .file(_, let offset, let length, _) = request.storeBox?.exchange.body {
             uploadOffset = offset
             uploadLeft = length
         }
@@ -143,7 +143,7 @@ final class Transfer: @unchecked Sendable {
 
     /// The write callback: a chunk of the body. Returning less than `chunk.count` aborts the transfer.
     func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
-        if let store = request.store { return receiveStoreBody(chunk, limit: store.responseLimit) }
+        if let box = request.storeBox { return receiveStoreBody(chunk, limit: box.exchange.responseLimit) }
         guard (200..<300).contains(response.status) else {
             // Error and redirect bodies are read and dropped, so the connection can be reused.
             return body.discard(chunk.count) ? chunk.count : 0
@@ -186,7 +186,7 @@ final class Transfer: @unchecked Sendable {
     /// The read callback of a store exchange's file body: its next bytes, read with `pread`
     /// (the descriptor's own offset is not used). A failed read aborts the attempt.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard case .file(let descriptor, _, let length, let path) = request.store?.body else { return 0 }
+        guard case .file(let descriptor, _, let length, let path) = request.storeBox?.exchange.body else { return 0 }
         let wanted = min(buffer.count, uploadLeft)
         guard wanted > 0 else { return 0 }
         let read = pread(descriptor, buffer.baseAddress, wanted, off_t(uploadOffset))
@@ -203,7 +203,8 @@ final class Transfer: @unchecked Sendable {
     /// Moves the file body's next read to `offset` bytes into the body (libcurl seeks only from
     /// the start). False for a place outside it.
     func seekBody(to offset: Int, origin: Int32) -> Bool {
-        guard origin == SEEK_SET, case .file(_, let start, let length, _) = request.store?.body, (0...length).contains(offset) else {
+        guard origin == SEEK_SET, case .file(_, let start, let length, _) = request.storeBox?.exchange.body,
+              (0...length).contains(offset) else {
             return false
         }
         uploadOffset = start + offset

@@ -21,6 +21,9 @@ struct TransferRequest: Sendable {
         get { storeBox?.exchange }
         set { storeBox = newValue.map(StoreBox.init) }
     }
+    /// Whether this is a store exchange: the engine's one question of a download's request, asked
+    /// without materializing the exchange.
+    var isStore: Bool { storeBox != nil }
     /// `store`, boxed: a download's request (thousands wait in the scheduler) carries one nil pointer,
     /// not the room of a whole exchange.
     var storeBox: StoreBox?
