@@ -241,7 +241,7 @@ def checks(spark, nginx, scratch):
         listed = subprocess.run([IMGFETCH, list_path, "--shard", f"{k}/4", "--cache-policy", "only-if-cached",
                                  "-o", f"{scratch}/empty-{k}", "--jsonl", "-q"], capture_output=True, text=True)
         wanted = {json.loads(line)["line"]["line"] for line in listed.stdout.splitlines()
-                  if json.loads(line)["error"]["class"] != "invalidInput"}
+                  if json.loads(line)["error"]["class"] != "invalid-input"}
         got = {r["input_line"] for r in rows if r["partition"] == k and r["status"] == "saved"}
         check(wanted == got, f"partition {k} holds lines {sorted(got - wanted)[:5]}…, imgfetch --shard {k}/4 takes "
                              f"{sorted(wanted - got)[:5]}…")

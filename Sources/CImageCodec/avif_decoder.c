@@ -36,8 +36,11 @@ static void imgcodec_avif_fail(imgcodec_decoder *decoder, avifResult result) {
     int status = IMGCODEC_INVALID;
     const char *words = avifResultToString(result);
     switch (result) {
-    case AVIF_RESULT_TRUNCATED_DATA: words = "truncated data"; break;
-    case AVIF_RESULT_IO_ERROR: words = "truncated data (an offset points past the end of the file)"; break;
+    case AVIF_RESULT_TRUNCATED_DATA: words = "truncated data"; status = IMGCODEC_TRUNCATED; break;
+    case AVIF_RESULT_IO_ERROR:
+        words = "truncated data (an offset points past the end of the file)";
+        status = IMGCODEC_TRUNCATED;
+        break;
     case AVIF_RESULT_INVALID_FTYP: words = "not an AVIF file (no avif or avis brand in ftyp)"; break;
     case AVIF_RESULT_BMFF_PARSE_FAILED: words = "malformed container"; break;
     case AVIF_RESULT_NO_CONTENT: words = "no image in the file"; break;
@@ -62,6 +65,7 @@ static void imgcodec_avif_fail(imgcodec_decoder *decoder, avifResult result) {
     // only the name of an internal call, which tells a reader nothing.
     if (strstr(detail, "truncated") != NULL) {
         words = "truncated data";
+        status = IMGCODEC_TRUNCATED;
         detail = "";
     }
     if (strstr(detail, "getNextImage") != NULL) detail = "";

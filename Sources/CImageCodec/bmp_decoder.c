@@ -33,7 +33,7 @@ static void imgcodec_bmp_read(imgcodec_decoder *decoder, unsigned char *out, siz
     imgcodec_bmp_state *state = decoder->state;
     size_t got = imgcodec_source_read(&decoder->source, &decoder->failure, out, count);
     state->consumed += got;
-    if (got < count) imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated header");
+    if (got < count) imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated header");
 }
 
 // Turns a mask into a field, refusing masks a decoder could only guess at: bits outside the
@@ -150,7 +150,7 @@ static void imgcodec_bmp_check_size(imgcodec_decoder *decoder) {
         uint64_t needed = rows_before > (UINT64_MAX - state->row_data) / state->stride
                               ? UINT64_MAX : rows_before * state->stride + state->row_data;
         uint64_t end = needed > UINT64_MAX - state->data_offset ? UINT64_MAX : state->data_offset + needed;
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated (pixel data ends at byte %llu; the file has %llu)",
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated (pixel data ends at byte %llu; the file has %llu)",
                       (unsigned long long)end, (unsigned long long)state->file_size);
     }
 }
@@ -167,7 +167,7 @@ static void imgcodec_bmp_open(imgcodec_decoder *decoder) {
     if (head[0] != 'B' || (got >= 2 && head[1] != 'M')) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: not a BMP file (no BM signature)");
     }
-    if (got < sizeof head) imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated header");
+    if (got < sizeof head) imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated header");
     state->data_offset = imgcodec_bmp_le32(head + 10);
     uint32_t info_size = imgcodec_bmp_le32(head + 14);
     if (info_size < 12 || info_size > 124) {
@@ -209,7 +209,7 @@ static void imgcodec_bmp_open(imgcodec_decoder *decoder) {
     }
     state->file_size = imgcodec_source_size(&decoder->source, &decoder->failure);
     if (state->data_offset >= state->file_size) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated (pixel data starts at byte %llu; the file has %llu)",
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated (pixel data starts at byte %llu; the file has %llu)",
                       (unsigned long long)state->data_offset, (unsigned long long)state->file_size);
     }
     if (bpp <= 8) imgcodec_bmp_read_palette(decoder, colors_used, core);
@@ -270,7 +270,7 @@ static const unsigned char *imgcodec_bmp_stored_row(imgcodec_decoder *decoder, u
         size_t got = imgcodec_source_pread(&decoder->source, &decoder->failure, state->data_offset + first * state->stride,
                                            state->window, (size_t)want);
         if (got < need) {
-            imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated (the file ended in row %u)",
+            imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated (the file ended in row %u)",
                           state->top_down ? first + 1 : state->height - first);
         }
         state->window_first = first;

@@ -44,7 +44,7 @@ static void imgcodec_bmp_decode_rle(imgcodec_decoder *decoder) {
         }
     }
     if (y < height) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated RLE data (row %u of %u)",
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated RLE data (row %u of %u)",
                       height - y, height);
     }
 }
@@ -57,7 +57,7 @@ void imgcodec_bmp_start_rle(imgcodec_decoder *decoder) {
         uint64_t left = state->data_offset - state->consumed;
         size_t chunk = left < sizeof skipped ? (size_t)left : sizeof skipped;
         if (imgcodec_source_read(&decoder->source, &decoder->failure, skipped, chunk) != chunk) {
-            imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid BMP: truncated before the pixel data");
+            imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid BMP: truncated before the pixel data");
         }
         state->consumed += chunk;
     }

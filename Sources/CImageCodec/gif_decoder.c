@@ -77,7 +77,7 @@ static void imgcodec_gif_fail_call(imgcodec_decoder *decoder, const char *where_
     va_start(arguments, where_format);
     vsnprintf(where, sizeof where, where_format, arguments);
     va_end(arguments);
-    if (state->input_ended) imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid GIF: truncated %s", where);
+    if (state->input_ended) imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid GIF: truncated %s", where);
     int error = state->gif != NULL ? state->gif->Error : 0;
     switch (error) {
     case D_GIF_ERR_NOT_ENOUGH_MEM:

@@ -67,7 +67,7 @@ static void imgcodec_jpeg_init_source(j_decompress_ptr info) {
 static boolean imgcodec_jpeg_fill_input(j_decompress_ptr info) {
     imgcodec_decoder *decoder = imgcodec_jpeg_owner((j_common_ptr)info);
     if (imgcodec_source_fill(&decoder->source, &decoder->failure) == 0) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid JPEG: Premature end of JPEG file");
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid JPEG: Premature end of JPEG file");
     }
     info->src->next_input_byte = decoder->source.buffer;
     info->src->bytes_in_buffer = decoder->source.length;

@@ -63,7 +63,7 @@ static void imgcodec_png_read(png_structp png, png_bytep out, size_t count) {
         }
     }
     if (imgcodec_source_read(&decoder->source, &decoder->failure, out, count) != count) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: Premature end of PNG file");
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid PNG: Premature end of PNG file");
     }
     if (!state->exif_done && chunk == 0x65584966u /* eXIf */) imgcodec_png_keep_exif(decoder, location, out, count);
 }
@@ -86,7 +86,7 @@ static void imgcodec_png_open(imgcodec_decoder *decoder) {
     unsigned char signature[8];
     size_t got = imgcodec_source_read(&decoder->source, &decoder->failure, signature, sizeof signature);
     if (got < sizeof signature && (got == 0 || png_sig_cmp(signature, 0, got) == 0)) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: Premature end of PNG file");
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid PNG: Premature end of PNG file");
     }
     if (png_sig_cmp(signature, 0, sizeof signature) != 0) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid PNG: Not a PNG file (bad signature)");

@@ -57,7 +57,7 @@ static void imgcodec_webp_check_status(imgcodec_decoder *decoder, VP8StatusCode 
                       where);
     case VP8_STATUS_NOT_ENOUGH_DATA:
     case VP8_STATUS_SUSPENDED:
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid WebP: %struncated", where);
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid WebP: %struncated", where);
     default:
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid WebP: %sbitstream error", where);
     }
@@ -87,14 +87,14 @@ static void imgcodec_webp_load(imgcodec_decoder *decoder, imgcodec_webp_state *s
     uint8_t riff[IMGCODEC_WEBP_RIFF_HEADER];
     size_t got = imgcodec_source_pread(&decoder->source, &decoder->failure, 0, riff, sizeof riff);
     int riff_prefix = memcmp(riff, "RIFF", got < 4 ? got : 4) == 0;
-    if (got < sizeof riff && riff_prefix) imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid WebP: truncated");
+    if (got < sizeof riff && riff_prefix) imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid WebP: truncated");
     if (!riff_prefix || memcmp(riff + 8, "WEBP", 4) != 0) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid WebP: not a WebP file (no RIFF WEBP header)");
     }
     uint64_t extent = (uint64_t)imgcodec_webp_le32(riff + 4) + 8;
     uint64_t file_size = imgcodec_source_size(&decoder->source, &decoder->failure);
     if (file_size < extent) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID,
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED,
                       "invalid WebP: truncated (the RIFF header claims %llu bytes, the file has %llu)",
                       (unsigned long long)extent, (unsigned long long)file_size);
     }
@@ -105,7 +105,7 @@ static void imgcodec_webp_load(imgcodec_decoder *decoder, imgcodec_webp_state *s
         state->owned = malloc((size_t)extent);
         if (state->owned == NULL) imgcodec_fail(&decoder->failure, IMGCODEC_IO, "out of memory");
         if (imgcodec_source_pread(&decoder->source, &decoder->failure, 0, state->owned, (size_t)extent) != extent) {
-            imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid WebP: truncated");
+            imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED, "invalid WebP: truncated");
         }
         state->data = state->owned;
     }
@@ -130,7 +130,7 @@ static uint32_t imgcodec_webp_scan_chunks(imgcodec_decoder *decoder, const imgco
     while (offset < state->size) {
         const uint8_t *chunk = state->data + offset;
         if (state->size - offset < 8 || imgcodec_webp_le32(chunk + 4) > state->size - offset - 8) {
-            imgcodec_fail(&decoder->failure, IMGCODEC_INVALID,
+            imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED,
                           "invalid WebP: truncated (a chunk runs past the end of the RIFF data)");
         }
         uint32_t length = imgcodec_webp_le32(chunk + 4);

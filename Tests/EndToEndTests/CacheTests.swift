@@ -174,7 +174,7 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertEqual(second.items.first?["status"] as? String, "skipped")
         XCTAssertTrue(second.items.first?["cache"] is NSNull)
         let third = try fetchJSON([url], ["--cache-policy", "only-if-cached", "--overwrite"])
-        XCTAssertEqual((third.items.first?["error"] as? [String: Any])?["class"] as? String, "notCached")
+        XCTAssertEqual((third.items.first?["error"] as? [String: Any])?["class"] as? String, "not-cached")
         XCTAssertEqual(try server.requests().count, 1)
     }
 

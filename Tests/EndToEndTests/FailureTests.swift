@@ -93,6 +93,23 @@ final class FailureTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles(), [])
     }
 
+    /// A JPEG served whole by HTTP's measure (its Content-Length) but cut off in the image: class
+    /// `truncated`, apart from a body that is no image at all, and said so in the summary.
+    func testACutOffImageIsTruncatedNotNotAnImage() throws {
+        let jpeg = try addJPEG("whole.jpg")
+        try server.addFile("cut.jpg", jpeg.prefix(jpeg.count / 2))
+        let cut = server.url("/files/cut.jpg")
+        let result = try fetch([cut, server.url("/type/image%2Fjpeg/echo-headers")], ["--jsonl"])
+        XCTAssertEqual(result.exitCode, 1)
+        let classes = result.stdout.split(separator: "\n").compactMap { line -> String? in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (object?["error"] as? [String: Any])?["class"] as? String
+        }
+        XCTAssertEqual(classes, ["truncated", "not-an-image"])
+        XCTAssertTrue(result.stderr.contains("2 failed (1 not-an-image, 1 truncated)"), result.stderr)
+        XCTAssertEqual(try outputFiles(), [])
+    }
+
     func testRedirectLoopFails() throws {
         let url = server.url("/loop/x")
         let result = try fetch([url])

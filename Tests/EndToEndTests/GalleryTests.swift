@@ -79,7 +79,7 @@ final class GalleryTests: EndToEndTestCase {
         let failures = try report.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
             .filter { $0["status"] as? String == "failed" }
         XCTAssertEqual(failures.count, 4)
-        XCTAssertEqual(Set(page.classOrder), ["http", "notAnImage", "invalidInput"])
+        XCTAssertEqual(Set(page.classOrder), ["http", "truncated", "invalid-input"])
         XCTAssertEqual(page.classOrder.first, "http", "the most frequent class first")
         for failure in failures {
             let error = try XCTUnwrap(failure["error"] as? [String: Any])

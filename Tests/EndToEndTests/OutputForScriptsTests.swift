@@ -22,7 +22,7 @@ final class OutputForScriptsTests: EndToEndTestCase {
         XCTAssertEqual(byLine[3]?["status"] as? String, "failed")
         XCTAssertEqual(byLine[3]?["http_status"] as? Int, 404)
         XCTAssertEqual((byLine[3]?["error"] as? [String: Any])?["class"] as? String, "http")
-        XCTAssertEqual((byLine[4]?["error"] as? [String: Any])?["class"] as? String, "invalidInput")
+        XCTAssertEqual((byLine[4]?["error"] as? [String: Any])?["class"] as? String, "invalid-input")
         XCTAssertEqual(byLine[5]?["coalesced"] as? Bool, true)
         XCTAssertEqual(byLine[5]?["paths"] as? [String], [outputDirectory + "/b.jpg"])
         for object in objects {

@@ -86,15 +86,15 @@ final class WebDatasetTests: EndToEndTestCase {
         let shardResults = try (0...2).flatMap { try jsonLines(String(contentsOfFile: shard(String(format: "%06d.jsonl", $0)), encoding: .utf8)) }
         XCTAssertEqual(shardResults.map { $0["key"] as? String }, keys)
         XCTAssertEqual(shardResults.map { $0["status"] as? String }, results.map { $0["status"] as? String })
-        // Rows 4 and 5 are samples, 6 a 404 and 7 a broken image; row 8 has no URL.
+        // Rows 4 and 5 are samples, 6 a 404 and 7 a cut-off image; row 8 has no URL.
         let middle = try XCTUnwrap(JSONSerialization.jsonObject(with: outputData("000001_stats.json")) as? [String: Any])
         XCTAssertEqual(middle["rows"] as? Int, 4)
         XCTAssertEqual(middle["status"] as? [String: Int], ["saved": 2, "skipped": 0, "failed": 2, "cancelled": 0])
-        XCTAssertEqual(middle["errors"] as? [String: Int], ["http": 1, "notAnImage": 1])
+        XCTAssertEqual(middle["errors"] as? [String: Int], ["http": 1, "truncated": 1])
         let last = try XCTUnwrap(JSONSerialization.jsonObject(with: outputData("000002_stats.json")) as? [String: Any])
         XCTAssertEqual(last["rows"] as? Int, 1)
         XCTAssertEqual(last["status"] as? [String: Int], ["saved": 0, "skipped": 0, "failed": 1, "cancelled": 0])
-        XCTAssertEqual(last["errors"] as? [String: Int], ["invalidInput": 1])
+        XCTAssertEqual(last["errors"] as? [String: Int], ["invalid-input": 1])
         XCTAssertEqual(try ImgFetchRunner.run(["-tf", shard("000002.tar")], executable: URL(fileURLWithPath: "/bin/tar")).stdout, "",
                        "a shard of failures is an empty tar")
     }

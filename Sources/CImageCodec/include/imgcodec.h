@@ -28,11 +28,12 @@ enum {
 /// Return values: 0 is success; the others say which kind of failure the message describes.
 enum {
     IMGCODEC_OK = 0,
-    IMGCODEC_INVALID = 1,     // corrupt, truncated or malformed data: "invalid JPEG: …"
+    IMGCODEC_INVALID = 1,     // corrupt or malformed data: "invalid JPEG: …"
     IMGCODEC_TOO_LARGE = 2,   // refused by a limit before decoding: "image too large: …"
     IMGCODEC_UNSUPPORTED = 3, // valid but not decodable here: "unsupported: 12-bit JPEG"
     IMGCODEC_IO = 4,          // reading the input or writing the output failed
     IMGCODEC_NO_SPACE = 5,    // writing the output failed with ENOSPC or EDQUOT: the disk (or a quota) is full
+    IMGCODEC_TRUNCATED = 6,   // the data ends before the image does: "invalid JPEG: Premature end of JPEG file"
 };
 
 /// Color model of the stored image.

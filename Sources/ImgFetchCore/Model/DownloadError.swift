@@ -2,7 +2,7 @@ import Glibc
 
 /// Why an item failed: a class that scripts can branch on and a one-line message that people can act on.
 public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// The server answered with a non-2xx status.
         case http
         /// No real progress for `--timeout`, the connect phase took too long, or `--max-time` ran out.
@@ -16,9 +16,11 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         /// A redirect that was refused: too many, a loop, another scheme, or a downgrade.
         case redirect
         /// The body is larger than `--max-size`.
-        case tooLarge
-        /// The body is not an image (or not a valid one).
-        case notAnImage
+        case tooLarge = "too-large"
+        /// The body is not an image, or not a valid one.
+        case notAnImage = "not-an-image"
+        /// The body is an image that ends before its last pixel: the server sent a cut-off file.
+        case truncated
         /// An image in a format imgfetch cannot decode, with `--require-verified`.
         case unverified
         /// The output could not be written.
@@ -29,9 +31,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         /// The object store (`-o s3://…`) refused the upload or could not be reached, after the retries.
         case storage
         /// `--cache-policy only-if-cached` and the index has no usable entry.
-        case notCached
+        case notCached = "not-cached"
         /// The list line could not be used.
-        case invalidInput
+        case invalidInput = "invalid-input"
         /// Every caller of the item cancelled it.
         case cancelled
         /// The host's circuit breaker tripped: `--host-failures` connection failures in a row.

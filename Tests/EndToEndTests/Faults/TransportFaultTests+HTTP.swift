@@ -67,7 +67,7 @@ extension TransportFaultTests {
         try server.addFile("page.html", Data("\u{FEFF}\n  <!DOCTYPE html><html><body>Not Found</body></html>\n".utf8))
         let url = server.url("/type/image%2Fjpeg/files/page.html")
         let run = try fetchBesideGoodURL([url])
-        assertFailed(run, url, "not an image: looks like HTML", kind: "notAnImage", attempts: 1)
+        assertFailed(run, url, "not an image: looks like HTML", kind: "not-an-image", attempts: 1)
     }
 
     func testJPEGServedAsTextHTMLIsAccepted() throws {

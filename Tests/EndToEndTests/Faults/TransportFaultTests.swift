@@ -112,7 +112,7 @@ final class TransportFaultTests: EndToEndTestCase {
         // 64 GiB, close-delimited: only the write callback's count can stop it.
         let url = server.url("/bigstream/68719476736")
         let run = try fetchBesideGoodURL([url], ["--max-size", "1M", "--retries", "2"])
-        assertFailed(run, url, "body exceeds --max-size (1048576 bytes)", kind: "tooLarge", attempts: 1)
+        assertFailed(run, url, "body exceeds --max-size (1048576 bytes)", kind: "too-large", attempts: 1)
     }
 
     func testContentLengthAboveMaxSizeIsRefusedBeforeTheBody() throws {
@@ -122,7 +122,7 @@ final class TransportFaultTests: EndToEndTestCase {
         let exact = server.url("/big/1048576")
         let run = try fetchBesideGoodURL([url, exact + " out=exact.jpg"], ["--max-size", "1M", "--retries", "2", "--no-decode"],
                                          alsoSaved: ["exact.jpg"])
-        assertFailed(run, url, "Content-Length exceeds --max-size (1048576 bytes)", kind: "tooLarge", attempts: 1)
+        assertFailed(run, url, "Content-Length exceeds --max-size (1048576 bytes)", kind: "too-large", attempts: 1)
         // Exactly --max-size is still accepted.
         assertSaved(run, exact, attempts: 1)
     }

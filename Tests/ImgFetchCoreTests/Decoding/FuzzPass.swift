@@ -78,7 +78,7 @@ struct FuzzPass: Sendable {
         let converted = ImageCodec.convert(path: path, format: fixture.format, to: pixelFormat, resize: maxDimension.map { Resize(size: $0) },
                                            limits: Self.limits, output: output, scratchDirectory: directory, memoryBudget: memoryBudget)
         for error in [verified.error, converted.error].compactMap({ $0 }) {
-            if ![.notAnImage, .tooLarge].contains(error.kind) { problems.append("\(label): \(error.kind): \(error.message)") }
+            if ![.notAnImage, .truncated, .tooLarge].contains(error.kind) { problems.append("\(label): \(error.kind): \(error.message)") }
             let prefixes = ["JPEG", "PNG", "WebP", "GIF", "AVIF", "TIFF", "BMP"].map { "invalid \($0): " } + ["image too large: ", "unsupported: "]
             if !prefixes.contains(where: { error.message.hasPrefix($0) })
                 || error.message.contains("\n") || error.message.contains("\r") {

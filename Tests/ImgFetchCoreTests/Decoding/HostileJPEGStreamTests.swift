@@ -53,7 +53,7 @@ final class HostileJPEGStreamTests: CodecTestCase {
         XCTAssertEqual(try verifyBounded(bytes, .jpeg, "truncated 5,006-scan JPEG", seconds: 1, megabytes: 8),
                        .failure(DownloadError(.notAnImage, "invalid JPEG: more than 500 progressive scans")))
         XCTAssertEqual(try verify(bytes, .jpeg, limits: DecodeLimits(maxScans: 0)),
-                       .failure(DownloadError(.notAnImage, "invalid JPEG: Premature end of JPEG file")))
+                       .failure(DownloadError(.truncated, "invalid JPEG: Premature end of JPEG file")))
     }
 
     // MARK: - Restart markers

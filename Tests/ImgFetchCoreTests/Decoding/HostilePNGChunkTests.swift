@@ -79,7 +79,7 @@ final class HostilePNGChunkTests: CodecTestCase {
             let claim = HostilePNG.be32(0x7FFF_FFFF) + Array(type.utf8) + [UInt8](repeating: 0, count: 100)
             for bytes in [png(before: claim), png(after: claim)] {
                 XCTAssertEqual(try verifyBounded(bytes, .png, "\(type) claiming 2 GiB", seconds: 1, megabytes: 8),
-                               .failure(DownloadError(.notAnImage, "invalid PNG: Premature end of PNG file")), type)
+                               .failure(DownloadError(.truncated, "invalid PNG: Premature end of PNG file")), type)
             }
         }
         let overflow = HostilePNG.be32(0x8000_0000) + Array("prVt".utf8) + [UInt8](repeating: 0, count: 100)

@@ -139,7 +139,7 @@ final class JPEGConvertTests: CodecTestCase {
     func testTruncatedConversionFails() throws {
         let bytes = try jpeg()
         let (result, _) = try convert(Array(bytes.prefix(bytes.count - 2)), .jpeg, to: .png)
-        XCTAssertEqual(result, .failure(DownloadError(.notAnImage, "invalid JPEG: Premature end of JPEG file")))
+        XCTAssertEqual(result, .failure(DownloadError(.truncated, "invalid JPEG: Premature end of JPEG file")))
     }
 
     func testConversionAppliesTheLimits() throws {

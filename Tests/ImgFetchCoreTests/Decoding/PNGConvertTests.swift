@@ -111,7 +111,7 @@ final class PNGConvertTests: CodecTestCase {
     func testFailedConversionReportsTheDecodeError() throws {
         let bytes = try PNGSample(.rgb, bitDepth: 8, width: 40, height: 20).encoded()
         let (result, _) = try convert(Array(bytes.prefix(bytes.count - 20)), .png, to: .ppm)
-        XCTAssertEqual(result, .failure(DownloadError(.notAnImage, "invalid PNG: Premature end of PNG file")))
+        XCTAssertEqual(result, .failure(DownloadError(.truncated, "invalid PNG: Premature end of PNG file")))
     }
 
     func testScratchFilesNeverRemain() throws {

@@ -63,13 +63,13 @@ final class PNGVerifyTests: CodecTestCase {
         for interlaced in [false, true] {
             let bytes = try sample(interlaced: interlaced).encoded()
             for length in [1, 7, 8, 20, 33, 50, bytes.count / 2, bytes.count - 13, bytes.count - 12, bytes.count - 1] {
-                try assertRejected(Array(bytes.prefix(length)), .png, "invalid PNG: Premature end of PNG file")
+                try assertRejected(Array(bytes.prefix(length)), .png, "invalid PNG: Premature end of PNG file", kind: .truncated)
             }
         }
     }
 
     func testZeroBytes() throws {
-        try assertRejected([], .png, "invalid PNG: Premature end of PNG file")
+        try assertRejected([], .png, "invalid PNG: Premature end of PNG file", kind: .truncated)
     }
 
     func testHTMLServedAsPNG() throws {

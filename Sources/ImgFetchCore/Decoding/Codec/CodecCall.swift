@@ -16,12 +16,14 @@ enum CodecCall {
     }
 
     /// The error for a CImageCodec status: read and write failures are filesystem errors (a full
-    /// disk's are `diskFull`), limits are `tooLarge`, and everything about the data itself is `notAnImage`.
+    /// disk's are `diskFull`), limits are `tooLarge`, data that ends before the image does is `truncated`,
+    /// and everything else about the data itself is `notAnImage`.
     static func error(status: Int32, message: String) -> DownloadError {
         switch status {
         case Int32(IMGCODEC_IO): DownloadError(.filesystem, message)
         case Int32(IMGCODEC_NO_SPACE): DownloadError(.diskFull, message)
         case Int32(IMGCODEC_TOO_LARGE): DownloadError(.tooLarge, message)
+        case Int32(IMGCODEC_TRUNCATED): DownloadError(.truncated, message)
         default: DownloadError(.notAnImage, message.isEmpty ? "invalid image" : message)
         }
     }

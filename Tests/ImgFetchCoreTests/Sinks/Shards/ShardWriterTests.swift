@@ -79,7 +79,7 @@ final class ShardWriterTests: XCTestCase {
     func testAFinishedShardsResultsSayWhichRowsFailedAndAnUnreadableOneIsNoFinishedShard() {
         let lines = [
             #"{"url":"http://h/a.jpg","status":"saved","http_status":200,"error":null,"key":"k0"}"#,
-            #"{"url":"bad","status":"failed","http_status":null,"error":{"class":"invalidInput","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
+            #"{"url":"bad","status":"failed","http_status":null,"error":{"class":"invalid-input","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
             #"{"url":"http://h/c.jpg","status":"failed","http_status":404,"error":{"class":"http","message":"HTTP 404"},"key":"k2"}"#,
         ]
         let file = Array((lines.joined(separator: "\n") + "\n").utf8)
