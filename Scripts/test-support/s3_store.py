@@ -3,7 +3,7 @@
 
 Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/install-deps).
 
-    s3_store.py serve --bucket NAME [--no-auth] [--tls-cert PEM --tls-key PEM] --log FILE --faults FILE
+    s3_store.py serve --bucket NAME [--also NAME[@REGION] ...] [--no-auth] [--tls-cert PEM --tls-key PEM] --log FILE --faults FILE
         Starts moto's S3 server, and in front of it a proxy that logs every request and can
         fail some. Prints one JSON line on stdout and serves until stdin closes:
           {"endpoint": "http://127.0.0.1:PORT", "store": "http://127.0.0.1:PORT2",
@@ -122,6 +122,16 @@ def serve(args):
         access_key, secret_key = key["AccessKeyId"], key["SecretAccessKey"]
     boto3.client("s3", endpoint_url=store, region_name="us-east-1", aws_access_key_id=access_key,
                  aws_secret_access_key=secret_key).create_bucket(Bucket=args.bucket)
+    for extra in args.also:
+        # NAME@REGION: a bucket in another region than us-east-1, as AWS makes one.
+        name, _, region = extra.partition("@")
+        region = region or "us-east-1"
+        client = boto3.client("s3", endpoint_url=store, region_name=region, aws_access_key_id=access_key,
+                              aws_secret_access_key=secret_key)
+        if region == "us-east-1":
+            client.create_bucket(Bucket=name)
+        else:
+            client.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": region})
 
     counts = {}
     lock = threading.Lock()
@@ -231,6 +241,7 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve")
     s.add_argument("--bucket", required=True)
+    s.add_argument("--also", action="append", default=[], metavar="NAME[@REGION]", help="another bucket")
     s.add_argument("--no-auth", action="store_true")
     s.add_argument("--tls-cert")
     s.add_argument("--tls-key")

@@ -71,8 +71,8 @@ public enum ImgFetchCommand {
             return ExitCode.usage
         }
         switch options.action {
-        case .help:
-            stdout.write(HelpText.usage)
+        case .help(let topic):
+            stdout.write(HelpText.text(for: topic))
             return ExitCode.success
         case .version:
             stdout.write("imgfetch \(DownloaderConfiguration.version) (\(LibcurlVersion.description))\n")

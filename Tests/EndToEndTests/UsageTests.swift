@@ -36,7 +36,14 @@ final class UsageTests: XCTestCase {
         let help = try ImgFetchRunner.run(["--help"])
         XCTAssertEqual(help.exitCode, 0)
         XCTAssertTrue(help.stdout.contains("--concurrency"))
-        XCTAssertTrue(help.stdout.contains("Exit"), help.stdout)
+        XCTAssertLessThanOrEqual(help.stdout.split(separator: "\n", omittingEmptySubsequences: false).count - 1, 60, "one screen")
+        let all = try ImgFetchRunner.run(["--help", "all"])
+        XCTAssertEqual(all.exitCode, 0)
+        XCTAssertTrue(all.stdout.contains("Exit status:"), all.stdout)
+        XCTAssertTrue(all.stdout.contains("--per-host"), all.stdout)
+        XCTAssertEqual(try ImgFetchRunner.run(["-h", "imgaes"]).stderr,
+                       "imgfetch: invalid value 'imgaes' for '-h': topics are all, input, output, images, transfers, requests, "
+                           + "reporting, datasets, cluster, information; did you mean 'images'?\nTry 'imgfetch --help' for more information.\n")
         let version = try ImgFetchRunner.run(["--version"])
         XCTAssertEqual(version.exitCode, 0)
         XCTAssertTrue(version.stdout.hasPrefix("imgfetch "), version.stdout)

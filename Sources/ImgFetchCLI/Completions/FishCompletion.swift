@@ -12,7 +12,12 @@ enum FishCompletion {
             case nil: break
             case .directory?: line += " -x -a '(__fish_complete_directories)'"
             case .file?: line += " -r -F"
-            case .choice(let words)?: line += " -x -a " + quoted(words.joined(separator: " "))
+            case .choice(let words)?:
+                // Each value with what it does, after a tab, where the help says so.
+                let descriptions = spec.choiceDescriptions
+                line += " -x -a " + quoted(words.map { word in
+                    descriptions[word].map { word + "\\t" + doubleQuoted($0) } ?? word
+                }.joined(separator: " "))
             case .number?, .text?: line += " -x"
             }
             lines.append(line + " -d " + quoted(spec.summary))
@@ -25,6 +30,16 @@ enum FishCompletion {
 
             """
     }()
+
+    /// `text` in double quotes inside an `-a` list, which fish expands again: `\`, `"` and `$` escaped.
+    private static func doubleQuoted(_ text: String) -> String {
+        var result = "\""
+        for character in text {
+            if character == "\\" || character == "\"" || character == "$" { result.append("\\") }
+            result.append(character)
+        }
+        return result + "\""
+    }
 
     /// `text` in single quotes for fish, where only `\\` and `'` are special.
     private static func quoted(_ text: String) -> String {

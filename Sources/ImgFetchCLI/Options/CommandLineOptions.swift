@@ -11,8 +11,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
         /// Download the lists.
         case run
-        /// Print `HelpText.usage` and exit 0.
-        case help
+        /// Print `HelpText.text(for:)` and exit 0.
+        case help(HelpTopic)
         /// Print the version and exit 0.
         case version
         /// Print `ManPage.text` (roff) and exit 0.
@@ -252,7 +252,8 @@ extension CommandLineOptions {
     /// Sets an action other than help: the last one given wins, but never over `--help`, since
     /// asking for help is never a mistake.
     mutating func request(_ action: Action) {
-        if self.action != .help { self.action = action }
+        if case .help = self.action { return }
+        self.action = action
     }
 
     /// `-o DIR`, or `-o s3://BUCKET/PREFIX` (any case of the scheme); the last one given wins.

@@ -72,6 +72,10 @@ public enum OptionParser {
             throw UsageError(option: name.isEmpty ? argument : spelling, problem: .unknownOption, suggestion: meant.map { "--" + $0 })
         }
         options.given.insert(spec.long)
+        if spec.long == "help" {
+            options.action = .help(try helpTopic(inlineValue, remaining: &remaining, spelling: spelling))
+            return
+        }
         switch spec.effect {
         case .flag(let set):
             guard inlineValue == nil else { throw UsageError(option: spelling, problem: .unexpectedValue) }
@@ -84,6 +88,25 @@ public enum OptionParser {
         }
     }
 
+    /// The topic after `--help` (`--help all`, `--help=requests`): a word `HelpTopic` knows, taken from the next
+    /// argument only when it is one, so `imgfetch --help urls.txt` is still help. A word close to a topic
+    /// (`--help request`) is refused with the suggestion, as a misspelt option is.
+    private static func helpTopic(_ inlineValue: String?, remaining: inout ArraySlice<String>,
+                                  spelling: String) throws(UsageError) -> HelpTopic {
+        let word = inlineValue ?? remaining.first
+        guard let word else { return .brief }
+        if let topic = HelpTopic.named(word) {
+            if inlineValue == nil { remaining.removeFirst() }
+            return topic
+        }
+        let meant = Suggestion.closest(to: word.lowercased(), among: HelpTopic.names)
+        if inlineValue != nil || meant != nil {
+            throw UsageError(option: spelling, problem: .invalidValue(
+                word, reason: "topics are " + HelpTopic.names.joined(separator: ", ")), suggestion: meant)
+        }
+        return .brief
+    }
+
     /// Handles `-q`, `-j4`, `-j 4` and bundles such as `-qj4`: a value-taking option ends the bundle.
     private static func parseShortBundle(_ argument: String, remaining: inout ArraySlice<String>,
                                          into options: inout CommandLineOptions) throws(UsageError) {
@@ -94,6 +117,10 @@ public enum OptionParser {
                 throw UsageError(option: spelling, problem: .unknownOption)
             }
             options.given.insert(spec.long)
+            if spec.long == "help", letters.isEmpty {
+                options.action = .help(try helpTopic(nil, remaining: &remaining, spelling: spelling))
+                return
+            }
             switch spec.effect {
             case .flag(let set):
                 set(&options)

@@ -29,6 +29,8 @@ struct OptionSpec: Sendable {
     /// What the option does: lower case, no final period. The part before the first `; ` or ` (`
     /// must read as a summary on its own: completion menus show only that part.
     let help: String
+    /// Shown in the short help (`-h`), not only in `--help all` and the man page.
+    private(set) var isCommon = false
 
     /// A flag: an option without a value.
     static func flag(_ long: String, short: Character? = nil, default defaultValue: OptionDefault? = nil, help: String,
@@ -55,6 +57,13 @@ struct OptionSpec: Sendable {
         }
     }
 
+    /// The same option, shown in the short help too.
+    func common() -> OptionSpec {
+        var spec = self
+        spec.isCommon = true
+        return spec
+    }
+
     /// The value an option takes, or nil for a flag.
     var argument: Argument? {
         if case .value(let argument, _) = effect { argument } else { nil }
@@ -77,6 +86,46 @@ struct OptionSpec: Sendable {
             index = help.index(after: index)
         }
         return String(help[..<index])
+    }
+
+    /// What the help says of each choice, where it says it as `word: what it does` (`pad: NxN, …`),
+    /// up to the first `, ` or ` (`: a completion menu's description of the value.
+    var choiceDescriptions: [String: String] {
+        let choices = argument?.kind.choices ?? []
+        var descriptions: [String: String] = [:]
+        for segment in Self.pieces(of: help[...], at: "; ") {
+            let parts = Self.pieces(of: segment, at: ": ")
+            guard parts.count > 1 else { continue }
+            let text = Self.pieces(of: Self.pieces(of: parts[1], at: ", ")[0], at: " (")[0]
+            for word in parts[0].split(whereSeparator: { $0 == " " || $0 == "," }) where choices.contains(String(word)) {
+                descriptions[String(word)] = String(text)
+            }
+        }
+        return descriptions
+    }
+
+    /// `text` cut at each `separator`.
+    private static func pieces(of text: Substring, at separator: String) -> [Substring] {
+        var pieces: [Substring] = []
+        var start = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index...].hasPrefix(separator) {
+                pieces.append(text[start..<index])
+                index = text.index(index, offsetBy: separator.count)
+                start = index
+            } else {
+                index = text.index(after: index)
+            }
+        }
+        return pieces + [text[start...]]
+    }
+
+    /// What the short help says: the summary, and the words a choice takes.
+    var brief: String {
+        let choices = argument?.kind.choices ?? []
+        let named = choices.allSatisfy { choice in summary.split { !$0.isLetter && $0 != "-" }.contains { $0 == choice } }
+        return named ? summary : summary + ": " + choices.joined(separator: ", ")
     }
 
     /// The default as `--help` shows it after the help: `(default 16)`, or `(default)` for a flag.

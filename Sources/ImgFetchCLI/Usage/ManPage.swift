@@ -10,6 +10,8 @@ public enum ManPage {
             ".TH IMGFETCH 1 \(date) \"imgfetch \(DownloaderConfiguration.version)\" \"User Commands\"",
             // No hyphenation: option names and values must stay whole to be found and copied.
             ".nh",
+            // No justification: an option name stretched by spaces reads as two words.
+            ".ad l",
             ".SH NAME",
             "imgfetch \\- " + Roff.escape(UsageDocument.summary),
             ".SH SYNOPSIS",
@@ -20,8 +22,11 @@ public enum ManPage {
         lines += [".SH OPTIONS"] + options()
         lines += [".SH \"LIST FORMAT\""] + blocks(UsageDocument.listFormat)
         lines += [".SH OUTPUT"] + blocks(UsageDocument.output)
+        lines += [".SS \"JSON fields\""] + blocks(UsageDocument.jsonFields)
+        lines += [".SH \"ERROR CLASSES\""] + blocks([.definitions(ErrorClassDocument.definitions)])
         lines += [".SH \"EXIT STATUS\""] + blocks(UsageDocument.exitStatus)
         lines += [".SH ENVIRONMENT"] + blocks(UsageDocument.environment)
+        lines += [".SH FILES"] + blocks(UsageDocument.files)
         lines += [".SH EXAMPLES"] + examples()
         lines += [".SH \"SEE ALSO\""]
         for (index, page) in UsageDocument.seeAlso.enumerated() {
@@ -34,7 +39,7 @@ public enum ManPage {
 
     /// When the page last changed, as man pages date themselves: not the build date, so the
     /// committed `man/imgfetch.1` stays equal to what `--man` prints.
-    static let date = "2026-12-01"
+    static let date = "2026-12-03"
 
     /// `imgfetch` in bold, upper-case words (the placeholders) in italics, the rest as it is.
     private static func synopsis() -> String {
@@ -57,10 +62,13 @@ public enum ManPage {
         return Roff.textLine(words.joined(separator: " "))
     }
 
-    /// A tagged paragraph per option: its spellings and value, then its help and default.
+    /// A subsection per group, and a tagged paragraph per option: its spellings and value, then its help and default.
     private static func options() -> [String] {
         var lines: [String] = []
         for spec in OptionTable.options {
+            if let group = OptionTable.groups.first(where: { $0.options.first?.long == spec.long }) {
+                lines.append(".SS " + Roff.escape(group.title))
+            }
             var tag = spec.spellings.map { Roff.bold($0) }.joined(separator: ", ")
             if let argument = spec.argument { tag += " " + Roff.italic(argument.name) }
             var text = prose(spec.help, placeholder: spec.argument?.name)
@@ -71,7 +79,7 @@ public enum ManPage {
             }
             lines += [".TP", Roff.textLine(tag)] + Roff.textLines(text)
         }
-        lines += [".TP", Roff.bold("--")] + Roff.textLines(prose(OptionTable.endOfOptionsHelp))
+        lines += [".SS Other", ".TP", Roff.bold("--")] + Roff.textLines(prose(OptionTable.endOfOptionsHelp))
         lines += [".PP"] + Roff.textLines(prose(OptionTable.notes))
         return lines
     }

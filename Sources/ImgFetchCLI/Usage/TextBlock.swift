@@ -17,15 +17,18 @@ enum TextBlock: Sendable {
     }
 }
 
-/// A command line with what it does, for the man page's EXAMPLES.
+/// A command line with what it does, for the examples of `--help` and the man page.
 struct UsageExample: Sendable {
     /// What the command does, ending in a colon.
     let explanation: String
     /// The command; a long one is split into lines ending in ` \`, so it fits in 80 columns.
     let command: String
+    /// Shown in the short help (`-h`) too.
+    let isBrief: Bool
 
-    init(_ explanation: String, _ command: String) {
+    init(_ explanation: String, _ command: String, brief: Bool = false) {
         self.explanation = explanation
         self.command = command
+        self.isBrief = brief
     }
 }

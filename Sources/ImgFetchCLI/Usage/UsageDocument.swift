@@ -8,6 +8,10 @@ enum UsageDocument {
     /// The man page's NAME line, and the start of `--help`.
     static let summary = "fetch many images fast and safely"
 
+    /// What the short help says under the usage line.
+    static let briefDescription = "Fetch many images fast and safely: each URL given, and the URLs of each LIST (a "
+        + "URL per line, or a CSV, TSV or JSONL table; '-' or none: stdin)."
+
     static let description: [TextBlock] = [
         .paragraph("imgfetch fetches each URL given as an argument and the URLs of each LIST ('-' or no "
             + "argument at all means stdin), downloads them "
@@ -47,27 +51,86 @@ enum UsageDocument {
     static let exitStatus: [TextBlock] = [
         .definitions([
             .init("0", "every item was saved or skipped"),
-            .init("1", "at least one item failed"),
+            .init("1", "at least one item failed, or --deadline passed"),
             .init("2", "usage error, an unreadable list or output directory, or an open-file limit too low "
                 + "for -j"),
+            .init("75", "with --failures-are-data only: a retry may help (the output cannot be written, a full disk, "
+                + "the object store failing, a signal, --deadline); failed items are then exit 0"),
             .init("130", "interrupted by SIGINT (143 for SIGTERM), after cleaning up"),
             .init("141", "stdout was closed by its reader (| head): a quiet stop"),
         ]),
     ]
 
+    /// Every variable imgfetch reads (a test holds the sources to this list).
     static let environment: [TextBlock] = [
         .definitions([
             .init("NO_COLOR", "when set and not empty, the progress bar has no colors"),
             .init("TERM", "dumb: no progress bar with --progress auto"),
+            .init("TERM_PROGRAM, TMUX and the like",
+                  "which terminal this is (also VTE_VERSION, KITTY_WINDOW_ID, KONSOLE_VERSION, WT_SESSION, "
+                    + "ALACRITTY_WINDOW_ID, WEZTERM_PANE, GHOSTTY_RESOURCES_DIR): whether it rewraps lines when it is "
+                    + "resized, so the live area is redrawn right"),
             .init("http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY", "the proxy to use, read by libcurl as curl(1) "
                 + "reads them"),
+            .init("AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN",
+                  "with -o s3://…: the credentials uploads are signed with"),
+            .init("AWS_REGION, AWS_DEFAULT_REGION", "with -o s3://…: the bucket's region (default us-east-1)"),
+            .init("AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL", "with -o s3://…: a store other than AWS, addressed "
+                + "path-style (ENDPOINT/BUCKET/KEY)"),
+            .init("AWS_CA_BUNDLE", "with -o s3://…: the CA certificates (PEM) the store's certificate is verified against"),
+            .init("IMGFETCH_S3_PART_SIZE", "with -o s3://…: the part size of multipart uploads, in bytes"),
+            .init("TMPDIR", "with -o s3://… and no --work-dir: where files are made before their upload "
+                + "($TMPDIR/imgfetch-s3/BUCKET/PREFIX; default /tmp)"),
+            .init("JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID", "without --shard: this process's shard (a Kubernetes "
+                + "Indexed Job's pod, a Slurm array's task), with IMGFETCH_SHARD_COUNT"),
+            .init("IMGFETCH_SHARD_COUNT", "without --shard: how many shards the list is split into"),
+        ]),
+    ]
+
+    /// The keys of each `--jsonl` object, in their order (a test holds the output to this list).
+    static let jsonFields: [TextBlock] = [
+        .definitions([
+            .init("url", "the item's URL, any password replaced by ***"),
+            .init("status", "saved, skipped, failed or cancelled"),
+            .init("paths", "the files written for the item"),
+            .init("http_status", "the final response's status, or null"),
+            .init("http_version", "the final response's protocol (\"1.1\", \"2\"), or null"),
+            .init("bytes", "the body's size"),
+            .init("format", "jpeg, png, gif, webp, avif, tiff, bmp, svg, ico, jxl or heic, or null"),
+            .init("width, height, channels, bit_depth", "the source image's, as its header says"),
+            .init("verified", "every frame was decoded"),
+            .init("output_width, output_height", "the pixels written by a pixel --save-as; null for original bytes"),
+            .init("attempts", "requests made for the item"),
+            .init("duration_ms", "from its first request to its result"),
+            .init("coalesced", "the item shared another item's transfer (the same URL)"),
+            .init("cache", "fresh, stale, revalidated or downloaded; null when the cache index had no say"),
+            .init("skip_reason", "why a skipped item was not fetched (robots.txt); null otherwise"),
+            .init("error", "{\"class\", \"message\"} (see ERROR CLASSES), or null"),
+            .init("caption, columns", "a table's row: its caption, and its other columns as strings"),
+            .init("line", "{\"file\", \"line\"}: where the item came from (<arguments> for a URL given as an argument)"),
+            .init("key", "with --output-format webdataset: the sample's key"),
+        ]),
+    ]
+
+    /// What imgfetch writes besides the images.
+    static let files: [TextBlock] = [
+        .definitions([
+            .init("DIR/.imgfetch/index.sqlite", "the cache index (in --work-dir when given): what each file was "
+                + "downloaded from, with its ETag and Last-Modified, so a re-run revalidates instead of downloading"),
+            .init("DIR/.imgfetch/thumbs/", "the thumbnails of --gallery, reused by a re-run"),
+            .init(".imgfetch-PID@HOST-N.part, .imgfetch-PID@HOST-N.tar", "temp files while an image or a shard is "
+                + "made (unnamed where the file system allows); renamed into place when complete, removed on failure"),
+            .init("N.tar, N.jsonl, N_stats.json", "with --output-format webdataset: each shard, its result lines, "
+                + "and its counts (written last: a shard without it is redone)"),
+            .init("FILE.part", "--report FILE and --gallery FILE while the run goes on; renamed to FILE at the end"),
         ]),
     ]
 
     static let examples: [UsageExample] = [
-        .init("Fetch a list into ./pics:", "imgfetch urls.txt -o pics"),
-        .init("Newest first, 32 at a time:", "imgfetch urls.txt --lifo --timeout 15 -j 32"),
-        .init("Read URLs from a pipe:", #"grep -o 'https://[^"]*\.jpg' page.html | imgfetch - -o pics"#),
+        .init("Fetch one image, as curl or wget would:", "imgfetch https://example.com/cat.jpg -o pics", brief: true),
+        .init("Fetch a list into ./pics:", "imgfetch urls.txt -o pics", brief: true),
+        .init("Newest first, 32 at a time:", "imgfetch urls.txt --lifo --timeout 15 -j 32", brief: true),
+        .init("Read URLs from a pipe:", #"grep -o 'https://[^"]*\.jpg' page.html | imgfetch - -o pics"#, brief: true),
         .init("List what failed:", #"imgfetch urls.txt -o pics -q | awk -F'\t' '$1 == "failed"'"#),
         .init("Send a header, credentials and cookies:",
               "imgfetch urls.txt -H 'X-Api-Key: 123' -u alice:secret \\\n    --cookie-jar cookies.txt"),
@@ -77,6 +140,9 @@ enum UsageDocument {
         .init("From cron, with a log and a report:",
               "imgfetch urls.txt -o pics --progress plain --report run.jsonl \\\n    >> fetch.log 2>&1"),
         .init("Offline: what is missing from the cache?", "imgfetch urls.txt -o pics --cache-policy only-if-cached"),
+        .init("Build a dataset of 256-pixel crops with captions from a CSV table:",
+              "imgfetch photos.csv --caption-column caption --resize 256 \\\n"
+                  + "    --fit center-crop --output-format webdataset -o shards", brief: true),
         .init("Install the bash completion for the current user:",
               "imgfetch --completions bash \\\n    > ~/.local/share/bash-completion/completions/imgfetch"),
     ]

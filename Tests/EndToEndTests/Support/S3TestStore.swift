@@ -18,8 +18,9 @@ final class S3TestStore {
     static var python: URL { TestServer.packageRoot.appendingPathComponent(".venv-tests/bin/python") }
     static var script: String { TestServer.packageRoot.appendingPathComponent("Scripts/test-support/s3_store.py").path }
 
-    /// With `tls`, the endpoint is https, with `certificate` (which doubles as its CA file).
-    init(bucket: String = "pics", auth: Bool = true, tls certificate: SelfSignedCertificate? = nil) throws {
+    /// With `tls`, the endpoint is https, with `certificate` (which doubles as its CA file). `others`
+    /// are more buckets, each `NAME` or `NAME@REGION`.
+    init(bucket: String = "pics", others: [String] = [], auth: Bool = true, tls certificate: SelfSignedCertificate? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
             throw XCTSkip("no venv at \(Self.python.path): run Scripts/install-deps")
         }
@@ -28,7 +29,7 @@ final class S3TestStore {
         process = Process()
         process.executableURL = Self.python
         process.arguments = [Self.script, "serve", "--bucket", bucket, "--log", directory.appendingPathComponent("log.jsonl").path,
-                             "--faults", directory.appendingPathComponent("faults.json").path] + (auth ? [] : ["--no-auth"])
+                             "--faults", directory.appendingPathComponent("faults.json").path] + (auth ? [] : ["--no-auth"]) + others.flatMap { ["--also", $0] }
             + (certificate.map { ["--tls-cert", $0.certificateFile, "--tls-key", $0.keyFile] } ?? [])
         stdin = Pipe()
         let output = Pipe()
@@ -127,9 +128,9 @@ final class S3TestStore {
         }
     }
 
-    /// The objects under `prefix`, read back with boto3, by key.
-    func objects(prefix: String = "") throws -> [String: Object] {
-        let run = try tool(["list", "--prefix", prefix])
+    /// The objects under `prefix` (in `bucket`, by default the store's first), read back with boto3, by key.
+    func objects(prefix: String = "", in bucket: String? = nil) throws -> [String: Object] {
+        let run = try tool(["list", "--prefix", prefix], bucket: bucket)
         let objects = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Object.self, from: Data($0.utf8)) }
         return Dictionary(uniqueKeysWithValues: objects.map { ($0.key, $0) })
     }
@@ -154,8 +155,8 @@ final class S3TestStore {
         _ = try tool(["delete", "--key", key])
     }
 
-    private func tool(_ arguments: [String]) throws -> Execution {
-        let run = try ImgFetchRunner.run([Self.script] + arguments + ["--store", store, "--bucket", bucket],
+    private func tool(_ arguments: [String], bucket: String? = nil) throws -> Execution {
+        let run = try ImgFetchRunner.run([Self.script] + arguments + ["--store", store, "--bucket", bucket ?? self.bucket],
                                          environment: ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey],
                                          executable: Self.python)
         guard run.exitCode == 0 else { throw TestServerError.didNotStart("s3_store.py \(arguments.first ?? ""): \(run.stderr)") }

@@ -43,7 +43,7 @@ final class NetworkOptionTests: XCTestCase {
 
     func testHelpDescribesThePerHostRule() {
         // The help is filled to 80 columns: the phrase may span lines.
-        let help = HelpText.usage.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let help = HelpText.all.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         XCTAssertTrue(help.contains("HTTP/2 host runs up to 100 transfers on each"))
     }
 

@@ -21,7 +21,7 @@ final class ObjectStoreOptionTests: XCTestCase {
     }
 
     func testHelpAndVersionNeedNoCredentials() throws {
-        XCTAssertEqual(try OptionParser.parse(["-o", "s3://pics/x", "--help"]).action, .help)
+        XCTAssertEqual(try OptionParser.parse(["-o", "s3://pics/x", "--help"]).action, .help(.brief))
     }
 
     func testObjectNamesAreTheFilesPathsInTheWorkDirectory() throws {

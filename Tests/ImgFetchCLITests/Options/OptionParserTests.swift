@@ -234,12 +234,12 @@ final class OptionParserTests: XCTestCase {
     // MARK: - Help and version
 
     func testHelpAndVersion() {
-        XCTAssertEqual(parse("-h").action, .help)
-        XCTAssertEqual(parse("--help").action, .help)
+        XCTAssertEqual(parse("-h").action, .help(.brief))
+        XCTAssertEqual(parse("--help").action, .help(.brief))
         XCTAssertEqual(parse("--version").action, .version)
-        XCTAssertEqual(parse("--help", "--version").action, .help)
-        XCTAssertEqual(parse("--version", "--help").action, .help)
-        XCTAssertEqual(parse("--version", "-qh").action, .help)
+        XCTAssertEqual(parse("--help", "--version").action, .help(.brief))
+        XCTAssertEqual(parse("--version", "--help").action, .help(.brief))
+        XCTAssertEqual(parse("--version", "-qh").action, .help(.brief))
     }
 
     func testErrorsAreReportedEvenWithHelp() {
@@ -251,7 +251,7 @@ final class OptionParserTests: XCTestCase {
     func testBundledFlags() {
         let options = parse("-qh")
         XCTAssertTrue(options.quiet)
-        XCTAssertEqual(options.action, .help)
+        XCTAssertEqual(options.action, .help(.brief))
     }
 
     func testBundleEndsWithValueOptionTakingRest() {
@@ -300,12 +300,25 @@ final class OptionParserTests: XCTestCase {
         }
     }
 
+    func testHelpTakesATopic() {
+        XCTAssertEqual(parse("--help", "all").action, .help(.all))
+        XCTAssertEqual(parse("-h", "requests").action, .help(.group("requests")))
+        XCTAssertEqual(parse("--help=Images").action, .help(.group("images")))
+        // A word that is no topic is a list, as before: `imgfetch --help urls.txt` is help.
+        let options = parse("--help", "urls.txt")
+        XCTAssertEqual(options.action, .help(.brief))
+        XCTAssertEqual(options.lists, ["urls.txt"])
+        XCTAssertEqual(failure("--help", "reqests"),
+                       "invalid value 'reqests' for '--help': topics are " + HelpTopic.names.joined(separator: ", ") + "; did you mean 'requests'?")
+    }
+
     func testFlagsRejectValues() {
         XCTAssertEqual(failure("--insecure=1"), "option '--insecure' takes no value")
         XCTAssertEqual(failure("--quiet="), "option '--quiet' takes no value")
-        for flag in ["--fifo", "--lifo", "--allow-downgrade", "--overwrite", "--skip-existing", "--help", "--version"] {
+        for flag in ["--fifo", "--lifo", "--allow-downgrade", "--overwrite", "--skip-existing", "--version"] {
             XCTAssertEqual(failure("\(flag)=yes"), "option '\(flag)' takes no value")
         }
+        XCTAssertEqual(failure("--help=yes"), "invalid value 'yes' for '--help': topics are " + HelpTopic.names.joined(separator: ", "))
     }
 
     func testIntegerErrors() {
@@ -550,28 +563,28 @@ final class OptionParserTests: XCTestCase {
     // MARK: - Help text
 
     func testHelpTextLinesFitIn80Columns() {
-        for line in HelpText.usage.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in HelpText.all.split(separator: "\n", omittingEmptySubsequences: false) {
             XCTAssertLessThan(line.count, 80, "too long: \(line)")
         }
-        XCTAssertTrue(HelpText.usage.hasPrefix("Usage: imgfetch [OPTIONS] [URL | LIST ...]\n"))
-        XCTAssertTrue(HelpText.usage.hasSuffix("\n"))
+        XCTAssertTrue(HelpText.all.hasPrefix("Usage: imgfetch [OPTIONS] [URL | LIST ...]\n"))
+        XCTAssertTrue(HelpText.all.hasSuffix("\n"))
         // Every status and every exit code a script may see is explained.
-        XCTAssertTrue(HelpText.usage.contains("saved|skipped|failed|cancelled"))
-        for code in ["0", "1", "2", "130", "141"] { XCTAssertTrue(HelpText.usage.contains("  \(code)  "), "help lacks exit code \(code)") }
+        XCTAssertTrue(HelpText.all.contains("saved|skipped|failed|cancelled"))
+        for code in ["0", "1", "2", "130", "141"] { XCTAssertTrue(HelpText.all.contains("  \(code)  "), "help lacks exit code \(code)") }
     }
 
     func testHelpTextMentionsEveryOption() {
         for spec in OptionTable.options {
-            XCTAssertTrue(HelpText.usage.contains("--\(spec.long)"), "help lacks --\(spec.long)")
+            XCTAssertTrue(HelpText.all.contains("--\(spec.long)"), "help lacks --\(spec.long)")
             if let short = spec.short {
-                XCTAssertTrue(HelpText.usage.contains("-\(short), --\(spec.long)"), "help lacks -\(short)")
+                XCTAssertTrue(HelpText.all.contains("-\(short), --\(spec.long)"), "help lacks -\(short)")
             }
         }
     }
 
     func testHelpTextDocumentsOutputAndExitCodes() {
         for needle in ["saved|skipped|failed", "out=NAME", "priority=high|normal|low", "130", "143", "summary"] {
-            XCTAssertTrue(HelpText.usage.contains(needle), "help lacks \(needle)")
+            XCTAssertTrue(HelpText.all.contains(needle), "help lacks \(needle)")
         }
     }
 }

@@ -132,8 +132,8 @@ final class OptionTableTests: XCTestCase {
         XCTAssertEqual(try OptionParser.parse(["--man", "--version"]).action, .version)
         XCTAssertEqual(try OptionParser.parse(["--version", "--man"]).action, .manPage)
         XCTAssertEqual(try OptionParser.parse(["--completions", "bash", "--man"]).action, .manPage)
-        XCTAssertEqual(try OptionParser.parse(["--help", "--man"]).action, .help)
-        XCTAssertEqual(try OptionParser.parse(["--completions", "zsh", "-h"]).action, .help)
+        XCTAssertEqual(try OptionParser.parse(["--help", "--man"]).action, .help(.brief))
+        XCTAssertEqual(try OptionParser.parse(["--completions", "zsh", "-h"]).action, .help(.brief))
     }
 
     func testUnknownShellNamesTheAcceptedOnes() {
@@ -151,7 +151,7 @@ final class OptionTableTests: XCTestCase {
     // MARK: - --help
 
     func testHelpListsEveryOptionWithItsHelpInTableOrder() {
-        let help = HelpText.usage.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let help = HelpText.all.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         var searchFrom = help.startIndex
         for spec in OptionTable.options {
             let names = (spec.short.map { "-\($0), " } ?? "") + "--\(spec.long)" + (spec.argument.map { " \($0.name)" } ?? "")
@@ -165,18 +165,20 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testHelpMentionsManAndCompletions() {
-        XCTAssertTrue(HelpText.usage.contains("      --man "))
-        XCTAssertTrue(HelpText.usage.contains("      --completions SHELL "))
-        XCTAssertTrue(HelpText.usage.contains("Exit status:\n"))
-        XCTAssertTrue(HelpText.usage.contains("\nList format:\n  One URL per line."))
-        XCTAssertTrue(HelpText.usage.contains("\n  --                         end of options; later arguments are lists\n"))
-        XCTAssertTrue(HelpText.usage.contains("\n    out=NAME                  save as NAME"), "fields are indented under their paragraph")
+        XCTAssertTrue(HelpText.all.contains("      --man "))
+        XCTAssertTrue(HelpText.all.contains("      --completions SHELL "))
+        XCTAssertTrue(HelpText.all.contains("Exit status:\n"))
+        XCTAssertTrue(HelpText.all.contains("\nList format:\n  One URL per line."))
+        XCTAssertTrue(HelpText.all.contains("\n  --                         end of options; later arguments are lists\n"))
+        XCTAssertTrue(HelpText.all.contains("\n    out=NAME                  save as NAME"), "fields are indented under their paragraph")
     }
 
     func testHelpOptionColumnsLineUp() {
         let column = HelpText.optionColumn
-        let lines = HelpText.usage.split(separator: "\n", omittingEmptySubsequences: false)
-            .drop { $0 != "Options:" }.dropFirst().prefix { !$0.isEmpty }.dropLast()  // the last: notes
+        let sections = HelpText.all.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = OptionTable.groups.flatMap { group in
+            sections.drop { $0 != group.title + ":" }.dropFirst().prefix { !$0.isEmpty }
+        }
         XCTAssertGreaterThan(lines.count, OptionTable.options.count)
         for line in lines {
             let head = line.prefix(column)

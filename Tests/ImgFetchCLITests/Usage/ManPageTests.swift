@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ImgFetchCLI
 
@@ -29,10 +30,35 @@ final class ManPageTests: XCTestCase {
         XCTAssertEqual(Roff.textLines(".dot at the start"), [#"\&.dot at the start"#])
     }
 
+    /// Every variable the sources read by name (a string literal such as `"AWS_REGION"`, or one of
+    /// the few without an underscore) is in ENVIRONMENT.
+    func testEnvironmentNamesEveryVariableRead() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        var names: Set<String> = ["TERM", "TMUX", "TMPDIR"]
+        let pattern = try NSRegularExpression(pattern: #""([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)""#)
+        for case let file as URL in enumerator where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                names.insert(String(text[Range(match.range(at: 1), in: text)!]))
+            }
+        }
+        names.subtract(["GRAYSCALE_ALPHA", "RGB_ALPHA"])  // pixel layouts, not variables
+        XCTAssertGreaterThan(names.count, 15)
+        let environment = UsageDocument.environment.flatMap { block -> [String] in
+            guard case .definitions(let definitions) = block else { return [] }
+            return definitions.map { $0.term + " " + $0.text }
+        }.joined(separator: " ")
+        let documented = Set(environment.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map(String.init))
+        for name in names.sorted() { XCTAssertTrue(documented.contains(name), "ENVIRONMENT lacks \(name)") }
+    }
+
     func testSectionsInOrder() {
         let sections = lines.filter { $0.hasPrefix(".SH ") }
         XCTAssertEqual(sections, [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", #".SH "LIST FORMAT""#,
-                                  ".SH OUTPUT", #".SH "EXIT STATUS""#, ".SH ENVIRONMENT", ".SH EXAMPLES", #".SH "SEE ALSO""#])
+                                  ".SH OUTPUT", #".SH "ERROR CLASSES""#, #".SH "EXIT STATUS""#, ".SH ENVIRONMENT", ".SH FILES",
+                                  ".SH EXAMPLES", #".SH "SEE ALSO""#])
         XCTAssertTrue(ManPage.text.contains(".TH IMGFETCH 1 "))
         XCTAssertTrue(ManPage.text.contains("\n.SH NAME\nimgfetch \\- fetch many images fast and safely\n"))
         XCTAssertTrue(ManPage.text.hasSuffix(".BR curl (1),\n.BR wget2 (1)\n"))
@@ -61,7 +87,7 @@ final class ManPageTests: XCTestCase {
     /// Every line is a known macro, a comment, or text that roff cannot take for a request; no
     /// unescaped `-` or backslash slips through, and no line is wider than 80 bytes.
     func testOnlyKnownMacrosAndNoRawSpecials() {
-        let macros: Set<String> = [".TH", ".SH", ".PP", ".TP", ".RS", ".RE", ".nf", ".fi", ".BR", ".nh"]
+        let macros: Set<String> = [".TH", ".SH", ".SS", ".PP", ".TP", ".RS", ".RE", ".nf", ".fi", ".BR", ".nh", ".ad"]
         for line in lines.dropLast() {
             XCTAssertFalse(line.isEmpty, "a blank line is a roff paragraph break")
             XCTAssertLessThanOrEqual(line.utf8.count, 80, line)
