@@ -119,7 +119,7 @@ public enum ImgFetchCommand {
             let model = ProgressModel(now: monotonicSeconds())
             let terminals = OutputTerminals.detect()
             let display = statusDisplay(options, model: model, stderr: stderr, terminals: terminals)
-            let output = ResultOutput.choose(jsonl: options.jsonl, terminals: terminals,
+            let output = ResultOutput.choose(jsonl: options.jsonl, quiet: options.quiet, terminals: terminals,
                                              colors: colorsAllowed(onTerminal: terminals.stdoutIsTerminal),
                                              stdout: results, display: display)
             let reporter = RunReporter(results: output, display: display, model: model, reportFile: reportFile,

@@ -77,13 +77,33 @@ final class OutputForScriptsTests: EndToEndTestCase {
         XCTAssertFalse(result.stderr.contains("\r"))
     }
 
-    func testQuietPrintsOnlyErrors() throws {
+    /// `-q | awk '$1 == "failed"'` shows each failure once: its result line, not also a stderr line.
+    func testQuietLeavesFailuresToTheirResultLines() throws {
         _ = try addJPEG("a.jpg")
         let missing = server.url("/status/404")
         let result = try fetch([server.url("/files/a.jpg"), missing], ["-q"])
         XCTAssertEqual(result.exitCode, 1)
-        XCTAssertEqual(result.stderr, "failed \(missing): HTTP 404\n")
+        XCTAssertEqual(result.stderr, "")
         XCTAssertEqual(result.results.count, 2)
+        XCTAssertEqual(result.result(for: missing), ["failed", missing, "HTTP 404"])
+        // What stops the run is still said.
+        let unreadable = try ImgFetchRunner.run(["-q", scratch.file("missing.txt").path])
+        XCTAssertEqual(unreadable.exitCode, 2)
+        XCTAssertTrue(unreadable.stderr.hasPrefix("imgfetch: cannot read list"), unreadable.stderr)
+    }
+
+    /// A cron log (`>> fetch.log 2>&1`) holds each failure once, with the summary.
+    func testALogOfBothStreamsHoldsEachFailureOnce() throws {
+        _ = try addJPEG("a.jpg")
+        let missing = server.url("/status/404")
+        let list = try scratch.write("urls.txt", [server.url("/files/a.jpg"), missing].joined(separator: "\n") + "\n")
+        let log = scratch.file("fetch.log").path
+        let run = try ImgFetchRunner.runShell("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' --progress plain >> '\(log)' 2>&1")
+        XCTAssertEqual(run.exitCode, 1)
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertEqual(text.components(separatedBy: "HTTP 404").count - 1, 1, text)
+        XCTAssertTrue(text.contains("failed\t\(missing)\tHTTP 404\n"), text)
+        XCTAssertTrue(text.contains("1 saved, 0 skipped, 1 failed (1 http)"), text)
     }
 
     func testSIGINTCancelsCleansUpAndExits130() throws {

@@ -21,6 +21,12 @@ final class UsageTests: XCTestCase {
         let result = try ImgFetchRunner.run(["/nonexistent/list.txt"])
         XCTAssertEqual(result.exitCode, 2)
         XCTAssertTrue(result.stderr.contains("cannot read list '/nonexistent/list.txt'"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("http://"), result.stderr)
+        // A URL typed without its scheme is no file either: the error says how to make it a URL.
+        let bare = try ImgFetchRunner.run(["127.0.0.1:18080/x.jpg"])
+        XCTAssertEqual(bare.exitCode, 2)
+        XCTAssertEqual(bare.stderr, "imgfetch: cannot read list '127.0.0.1:18080/x.jpg': No such file or directory; "
+                       + "to fetch it as a URL, add http:// or https:// in front\n")
     }
 
     func testUnwritableOutputDirectoryExits2() throws {

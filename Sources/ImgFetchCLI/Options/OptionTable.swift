@@ -215,7 +215,8 @@ enum OptionTable {
                 options, value, spelling throws(UsageError) in
                 options.progressInterval = try ValueParser.seconds(value, for: spelling)
             },
-            .flag("quiet", short: "q", help: "print only errors on stderr (no progress, no summary)") { $0.quiet = true }.common(),
+            .flag("quiet", short: "q",
+                  help: "nothing on stderr but what stops the run; no progress, no summary, no line per failed item (its result line says it)") { $0.quiet = true }.common(),
             .flag("jsonl", help: "stdout gets one JSON object per list item") { $0.jsonl = true }.common(),
             .value("report", "FILE", .file, help: "also write the JSON lines to FILE") {
                 options, value, spelling throws(UsageError) in

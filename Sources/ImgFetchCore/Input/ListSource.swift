@@ -67,7 +67,10 @@ public final class ListSource: @unchecked Sendable {
             }
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw ListError(message: "cannot read list '\(path)': \(Errno.describe())")
+                let reason = Errno.describe()
+                // `example.com/cat.jpg` or `127.0.0.1:8080/cat.jpg` was meant as a URL.
+                let hint = errno == ENOENT && ParsedURL.isMissingItsScheme(path) ? "; to fetch it as a URL, add http:// or https:// in front" : ""
+                throw ListError(message: "cannot read list '\(path)': \(reason)\(hint)")
             }
             var info = stat()
             if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {

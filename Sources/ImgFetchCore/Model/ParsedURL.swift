@@ -26,6 +26,7 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
 
     public init(_ string: String) throws(URLParseError) {
         guard string.utf8.count <= Self.maxLength else { throw .tooLong }
+        guard !Self.isMissingItsScheme(string) else { throw .missingScheme }
         guard let handle = curl_url() else { throw .invalid("out of memory") }
         defer { curl_url_cleanup(handle) }
 
@@ -64,6 +65,17 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
         self.lastPathSegment = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.index(after: $0)...]) } ?? path
     }
 
+    /// Whether `text` is a host and path without a scheme (`example.com/a.jpg`, `127.0.0.1:8080/a.jpg`,
+    /// which libcurl would read as the scheme `127.0.0.1`): a host with a port, or with a dot and a
+    /// path after it, and no spaces. `photo.jpg` is a name, not a host.
+    public static func isMissingItsScheme(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        if lowered.contains("://") || lowered.hasPrefix("http:") || lowered.hasPrefix("https:") { return false }
+        let host = lowered.prefix { $0 != "/" }
+        guard !host.isEmpty, !host.hasPrefix("."), !lowered.contains(where: { $0 == " " || $0 == "\t" }) else { return false }
+        return host.contains(":") || (host.contains(".") && host.count < lowered.count - 1)
+    }
+
     /// `text` in lowercase; the same string, not a copy, when it is ASCII without an uppercase
     /// letter (schemes and host names almost always are).
     private static func lowercased(_ text: String) -> String {
@@ -81,12 +93,15 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
 /// Why a string is not a URL imgfetch can fetch.
 public enum URLParseError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLong
+    /// `example.com/a.jpg`: a host and path without `http://`.
+    case missingScheme
     case unsupportedScheme(String)
     case invalid(String)
 
     public var description: String {
         switch self {
         case .tooLong: "URL longer than \(ParsedURL.maxLength) bytes"
+        case .missingScheme: "not a valid URL: no scheme; add http:// or https:// in front"
         case .unsupportedScheme(let scheme): "unsupported scheme '\(scheme)' (only http and https)"
         case .invalid(let reason): "not a valid URL: \(reason)"
         }

@@ -105,6 +105,32 @@ final class HumanResultLineTests: XCTestCase {
         XCTAssertTrue(output.errorsOnStderr, "stderr is a log: it keeps its failure lines")
     }
 
+    /// `-q`, and one file for both (`>> fetch.log 2>&1`): each failure is written once, as its result line.
+    func testQuietAndOneFileForBothWriteEachFailureOnce() throws {
+        let off = OutputTerminals(stdoutIsTerminal: false, stderrIsTerminal: true, shared: false)
+        XCTAssertFalse(ResultOutput.choose(jsonl: false, quiet: true, terminals: off, colors: false, stdout: BufferSink(),
+                                           display: CountingDisplay(liveArea: false)).errorsOnStderr)
+        let log = OutputTerminals(stdoutIsTerminal: false, stderrIsTerminal: false, shared: false, sameFile: true)
+        XCTAssertFalse(choose(jsonl: false, log, CountingDisplay(liveArea: false)).errorsOnStderr)
+        XCTAssertFalse(choose(jsonl: true, log, CountingDisplay(liveArea: false)).errorsOnStderr)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-log-\(UUID().uuidString)").path
+        let first = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        let second = dup(first)
+        let other = open(path, O_WRONLY | O_APPEND)
+        let pipeEnds = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
+        defer {
+            [first, second, other, pipeEnds[0], pipeEnds[1]].forEach { close($0) }
+            pipeEnds.deallocate()
+            unlink(path)
+        }
+        XCTAssertEqual(pipe(pipeEnds), 0)
+        XCTAssertTrue(OutputTerminals.detect(stdout: first, stderr: second).sameFile, "2>&1")
+        XCTAssertTrue(OutputTerminals.detect(stdout: first, stderr: other).sameFile, "the file opened twice (>> log 2>> log)")
+        XCTAssertFalse(OutputTerminals.detect(stdout: first, stderr: pipeEnds[1]).sameFile)
+        XCTAssertTrue(OutputTerminals.detect(stdout: pipeEnds[1], stderr: pipeEnds[1]).sameFile, "2>&1 | cat")
+    }
+
     func testSameDeviceComparesTheTerminalNotThePath() throws {
         // A pseudo-terminal opened twice, as a shell opens stdout and stderr; another one apart.
         func openTerminal() throws -> (controller: Int32, path: String) {

@@ -143,10 +143,6 @@ final class ParsedURLTests: XCTestCase {
         }
     }
 
-    func testURLWithoutSchemeIsInvalid() {
-        assertInvalid("example.com/a.jpg")
-    }
-
     func testGarbageIsInvalid() {
         assertInvalid("not a url at all")
         assertInvalid("")
@@ -201,4 +197,19 @@ final class ParsedURLTests: XCTestCase {
             }
         }
     }
+
+    /// A host and path without `http://` (libcurl would take `127.0.0.1` for a scheme) says what is missing.
+    func testAURLWithoutItsSchemeSaysToAddIt() {
+        for text in ["127.0.0.1:18080/x.jpg", "example.com/cat.jpg", "localhost:8080"] {
+            XCTAssertThrowsError(try ParsedURL(text), text) { error in
+                XCTAssertEqual(error as? URLParseError, .missingScheme, text)
+            }
+        }
+        XCTAssertEqual(URLParseError.missingScheme.description, "not a valid URL: no scheme; add http:// or https:// in front")
+        XCTAssertEqual(try? ParsedURL("HTTP://example.com/a.jpg").normalized, "http://example.com/a.jpg")
+        for name in ["urls.txt", "photo.jpg", "./list.txt", "lists/a.txt", "not a url/at all"] {
+            XCTAssertFalse(ParsedURL.isMissingItsScheme(name), name)
+        }
+    }
+
 }
