@@ -118,7 +118,7 @@ public enum ImgFetchCommand {
             }
             let model = ProgressModel(now: monotonicSeconds())
             let terminals = OutputTerminals.detect()
-            let display = statusDisplay(options, model: model, stderr: stderr, terminals: terminals)
+            let display = statusDisplay(options, arguments: arguments, model: model, stderr: stderr, terminals: terminals)
             let output = ResultOutput.choose(jsonl: options.jsonl, quiet: options.quiet, terminals: terminals,
                                              colors: colorsAllowed(onTerminal: terminals.stdoutIsTerminal),
                                              stdout: results, display: display)
@@ -139,7 +139,7 @@ public enum ImgFetchCommand {
     }
 
     /// Picks how stderr shows progress: `auto` means a bar on a terminal (unless TERM=dumb), nothing otherwise.
-    static func statusDisplay(_ options: CommandLineOptions, model: ProgressModel, stderr: TextSink,
+    static func statusDisplay(_ options: CommandLineOptions, arguments: [String], model: ProgressModel, stderr: TextSink,
                               terminals: OutputTerminals) -> StatusDisplay {
         let environment = ProcessInfo.processInfo.environment
         let terminal = terminals.stderrIsTerminal && environment["TERM"] != "dumb"
@@ -157,10 +157,23 @@ public enum ImgFetchCommand {
                 ? { @Sendable in PipeReaderProbe.readerWritesToTerminal() } : nil
             return BarStatusDisplay(renderer: renderer, model: model, screenIsShared: sharing)
         case .plain:
-            return PlainStatusDisplay(sink: stderr, model: model, interval: options.progressInterval)
+            return PlainStatusDisplay(sink: stderr, model: model, interval: options.progressInterval,
+                                      startLine: startLine(options, arguments: arguments))
         case .auto, .none:
             return PlainStatusDisplay(sink: stderr, model: model, interval: nil)
         }
+    }
+
+    /// What a log's first line says of a run (after the time): `start: imgfetch 0.1.0, pid 4242, in /srv:
+    /// urls.txt -o pics --progress plain; lists: urls.txt; output: pics`, secrets redacted.
+    static func startLine(_ options: CommandLineOptions, arguments: [String]) -> String {
+        var directory = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let cwd = getcwd(&directory, directory.count) != nil
+            ? String(decoding: directory.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        let lists = options.lists.isEmpty ? "<stdin>" : options.lists.map(SecretRedactor.redactURLText).joined(separator: ", ")
+        let output = options.objectStore.map { "\($0)" } ?? options.outputDirectory
+        return "start: imgfetch \(DownloaderConfiguration.version), pid \(getpid()), in \(cwd): "
+            + SecretRedactor.shellWords(SecretRedactor.redactArguments(arguments)) + "; lists: \(lists); output: \(output)"
     }
 
     /// Colors only on a terminal, and not when `NO_COLOR` is set (no-color.org) or `TERM` is `dumb`.

@@ -70,9 +70,18 @@ final class OutputForScriptsTests: EndToEndTestCase {
 
     func testPlainProgressPrintsStatusLines() throws {
         _ = try addJPEG("a.jpg")
-        let result = try fetch([server.url("/delay/1.2/files/a.jpg")], ["--progress", "plain", "--progress-interval", "0.3"])
+        let result = try fetch([server.url("/delay/1.2/files/a.jpg")], ["--progress", "plain", "--progress-interval", "0.3",
+                                                                      "-u", "bob:s3cret"])
         XCTAssertEqual(result.exitCode, 0, result.stderr)
-        let statusLines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("imgfetch: 0/1 items") }
+        let lines = result.stderr.split(separator: "\n")
+        // A start line with the time, the version, the arguments (the password hidden), the lists and the output.
+        let stamp = #"imgfetch: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "#
+        XCTAssertNotNil(lines.first?.range(of: stamp + "start: imgfetch \\S+, pid \\d+, in /", options: .regularExpression), result.stderr)
+        XCTAssertTrue(lines.first?.hasSuffix("--progress plain --progress-interval 0.3 -u 'bob:***'; lists: \(scratch.file("urls.txt").path); "
+                                             + "output: \(outputDirectory)") == true, result.stderr)
+        XCTAssertFalse(result.stderr.contains("s3cret"))
+        // Status lines with the time and an ETA.
+        let statusLines = lines.filter { $0.range(of: stamp + "0/1 items: .*, ETA ", options: .regularExpression) != nil }
         XCTAssertGreaterThanOrEqual(statusLines.count, 2, result.stderr)
         XCTAssertFalse(result.stderr.contains("\r"))
     }

@@ -45,6 +45,29 @@ final class TerminalProgressTests: EndToEndTestCase {
         XCTAssertEqual(try outputFiles().count, 6)
     }
 
+    /// The issue's `hang.txt`: two good URLs and two whose server sends no response. The live area
+    /// shows the two as waiting, with their age, and the ETA as unknown, until they time out.
+    func testTransfersThatWaitAreShownWithTheirAge() throws {
+        _ = try addJPEG("a.jpg")
+        let urls = [server.url("/files/a.jpg") + " out=good-1.jpg", server.url("/files/a.jpg") + "?2 out=good-2.jpg",
+                    server.url("/delay/30/files/a.jpg") + "?1 out=hang-1.jpg", server.url("/delay/30/files/a.jpg") + "?2 out=hang-2.jpg"]
+        let list = try scratch.write("hang.txt", urls.joined(separator: "\n") + "\n")
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -t 5 --retries 0 > /dev/null; "
+                         + "echo \"EXIT=$?\"; sleep 60")
+        var waiting = ""
+        XCTAssertTrue(try eventually(timeout: 10) {
+            waiting = try screen()
+            return waiting.contains("hang-1.jpg") && waiting.contains("waiting 3s")
+        }, "no waiting transfer shown:\n\(waiting)")
+        let lines = waiting.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.contains("hang-") && $0.contains("waiting ") }.count, 2, waiting)
+        XCTAssertTrue(lines.contains { $0.contains("2/4") && $0.contains("ETA --") }, waiting)
+        let finalScreen = try waitForExit(timeout: 30)
+        XCTAssertTrue(finalScreen.contains("EXIT=1"), finalScreen)
+        XCTAssertTrue(finalScreen.contains("2 saved, 0 skipped, 2 failed (2 timeout)"), finalScreen)
+        XCTAssertFalse(finalScreen.contains("waiting"), finalScreen)
+    }
+
     func testTypedURLsAreReadAfterAHint() throws {
         _ = try addJPEG("typed.jpg")
         try startSession("'\(ImgFetchRunner.binary.path)' -o '\(outputDirectory)'; echo \"EXIT=$?\"; sleep 60")

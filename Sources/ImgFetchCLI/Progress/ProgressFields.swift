@@ -27,6 +27,14 @@ enum ProgressFields {
             : "ETA \(minutes):\(twoDigits(secs))"
     }
 
+    /// How long something has lasted, whole seconds up: `7s`, `59s`, `2m05s`, `1h02m`.
+    static func age(_ seconds: Double) -> String {
+        let whole = Int(max(0, seconds).rounded(.down))
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m\(twoDigits(whole % 60))s" }
+        return "\(whole / 3600)h\(twoDigits(whole / 60 % 60))m"
+    }
+
     /// `received / expected`, as byte counts.
     static func transferred(received: Int64, expected: Int64?) -> String {
         guard let expected else { return ByteCount.format(received) }

@@ -178,6 +178,8 @@ struct ProgressLineFormatter {
         /// nil when the size is unknown: a spinner, no bar, no percent.
         var fraction: Double?
         var bytes: String
+        /// `waiting 7s` or `stalled 12s`, after the bytes.
+        var note: String?
         /// Columns reserved for `bytes`: the received count may grow to 10 (`1023.9 KiB`), the
         /// expected one is fixed, so the bars keep their width while a transfer runs.
         var bytesWidth: Int
@@ -186,7 +188,9 @@ struct ProgressLineFormatter {
         init(_ transfer: ActiveTransfer) {
             name = TerminalText.printable(transfer.name)
             fraction = transfer.expected.map { ProgressFields.fraction(received: transfer.received, expected: $0) }
-            bytes = ProgressFields.transferred(received: transfer.received, expected: transfer.expected)
+            note = transfer.note
+            // Nothing received yet: the note says so, without a `0 B`.
+            bytes = transfer.received == 0 && note != nil ? "" : ProgressFields.transferred(received: transfer.received, expected: transfer.expected)
             let widestReceived = 10
             bytesWidth = max(bytes.count, transfer.expected.map { widestReceived + 3 + ByteCount.format($0).count } ?? widestReceived)
         }
@@ -218,12 +222,13 @@ struct ProgressLineFormatter {
             unknownTail = unknown.map { _ in 1 + 1 }
         }
         let room = lineWidth - Self.rowIndent
+        let noteTail = rows.compactMap { $0.note.map { 2 + $0.count } }.max() ?? 0
         var barWidth = 0
         if style == .bars, let knownTail {
-            let space = room - knownTail
+            let space = room - knownTail - noteTail
             barWidth = min(max(space - min(longestName, Self.preferredNameWidth), Self.minimumRowBarWidth), Self.maximumRowBarWidth)
         }
-        let tail = max(knownTail.map { $0 + barWidth } ?? 0, unknownTail ?? 0)
+        let tail = max(knownTail.map { $0 + barWidth } ?? 0, unknownTail ?? 0) + noteTail
         let nameWidth = min(longestName, room - tail)
         guard nameWidth >= min(longestName, Self.minimumNameWidth) else { return nil }
         return RowLayout(style: style, nameWidth: nameWidth, barWidth: barWidth)
@@ -238,7 +243,8 @@ struct ProgressLineFormatter {
         } else {
             line += styled(String(ProgressFields.spinner(spinnerPhase)), SGR.cyan)
         }
-        if layout.style != .percentOnly { line += "  " + row.bytes }
+        if layout.style != .percentOnly && !row.bytes.isEmpty { line += "  " + row.bytes }
+        if let note = row.note { line += "  " + styled(note, SGR.yellow) }
         return TerminalText.truncated(line, toWidth: lineWidth)
     }
 

@@ -8,7 +8,8 @@ final class ProgressModel: Sendable {
         var total = 0
         var listComplete = false
         var summary = RunSummary()
-        var active: [ObjectIdentifier: (ordinal: Int, transfer: ActiveTransfer)] = [:]
+        /// In-flight items with when their bytes last changed (or their attempt started).
+        var active: [ObjectIdentifier: (ordinal: Int, transfer: ActiveTransfer, changed: Double)] = [:]
         /// Bytes received per transfer in flight (by normalized URL): items that share one
         /// transfer count its bytes once.
         var inFlight: [String: Int64] = [:]
@@ -52,7 +53,8 @@ final class ProgressModel: Sendable {
     /// - Parameters:
     ///   - item: the item's slot, shared with its `finished` call.
     ///   - transfer: the identity of the transfer (the normalized URL), which items may share.
-    func progress(_ item: ProgressItem, transfer: String, name: String, received: Int64, expected: Int64?) {
+    func progress(_ item: ProgressItem, transfer: String, name: String, received: Int64, expected: Int64?,
+                  now: Double = monotonicSeconds()) {
         state.withLock { state in
             // A progress event can still be on its way when the item was cancelled: it must not
             // count again or bring the row back.
@@ -63,11 +65,13 @@ final class ProgressModel: Sendable {
             state.inFlight[transfer] = received
             let key = ObjectIdentifier(item)
             if var entry = state.active[key] {
+                // A new attempt (0 again) or new bytes restart the idle clock.
+                if received != entry.transfer.received || received == 0 { entry.changed = now }
                 entry.transfer.received = received
                 entry.transfer.expected = expected
                 state.active[key] = entry
             } else {
-                state.active[key] = (state.nextOrdinal, ActiveTransfer(name: name, received: received, expected: expected))
+                state.active[key] = (state.nextOrdinal, ActiveTransfer(name: name, received: received, expected: expected), now)
                 state.nextOrdinal += 1
             }
         }
@@ -108,16 +112,22 @@ final class ProgressModel: Sendable {
         state.withLock { state in
             let summary = state.summary
             let done = summary.items
-            let active = state.active.values.sorted { $0.ordinal < $1.ordinal }.map(\.transfer)
+            let active = state.active.values.sorted { $0.ordinal < $1.ordinal }.map { entry in
+                var transfer = entry.transfer
+                transfer.idleSeconds = max(0, now - entry.changed)
+                return transfer
+            }
             // Items in flight count for the part of their body already received.
             let partial = active.reduce(0.0) { sum, transfer in
                 sum + (transfer.expected.map { ProgressFields.fraction(received: transfer.received, expected: $0) } ?? 0)
             }
-            let eta = state.remaining.estimate(done: Double(done) + partial, total: state.total,
-                                               totalIsFinal: state.listComplete, at: now)
             let elapsed = now - started
             let average = elapsed > 0 ? Double(state.received) / elapsed : 0
             let smoothed = state.byteRate.sample(Double(state.received), at: now)
+            let eta = state.remaining.estimate(RemainingWork(
+                done: Double(done) + partial, total: state.total, totalIsFinal: state.listComplete,
+                bytesLeft: Self.bytesLeft(active: active, received: state.received, done: done, total: state.total),
+                bytesPerSecond: smoothed, allIdle: !active.isEmpty && active.allSatisfy { $0.note != nil }), at: now)
             return ProgressSnapshot(
                 done: done, total: state.total, listComplete: state.listComplete,
                 saved: summary.saved, skipped: summary.skipped, failed: summary.failed,
@@ -127,6 +137,23 @@ final class ProgressModel: Sendable {
                     .map { PausedHost(host: $0.key, secondsLeft: $0.value - now) }
                     .sorted { ($0.secondsLeft, $1.host) > ($1.secondsLeft, $0.host) })
         }
+    }
+}
+
+extension ProgressModel {
+    /// The bytes still to come: what the running transfers lack of their size, and for each item
+    /// not started (or of unknown size) the mean body so far. nil before any byte, when nothing
+    /// can be said of sizes.
+    static func bytesLeft(active: [ActiveTransfer], received: Int64, done: Int, total: Int) -> Double? {
+        let settled = Double(done) + Double(active.count) / 2
+        guard received > 0, settled > 0 else { return nil }
+        let mean = Double(received) / settled
+        let running = active.reduce(0.0) { sum, transfer in
+            let size = transfer.expected.map(Double.init) ?? max(mean, Double(transfer.received))
+            return sum + max(0, size - Double(transfer.received))
+        }
+        let waiting = Double(max(0, total - done - active.count)) * mean
+        return running + waiting
     }
 }
 

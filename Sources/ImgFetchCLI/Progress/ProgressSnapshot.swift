@@ -40,4 +40,20 @@ struct ActiveTransfer: Sendable, Equatable {
     var received: Int64
     /// The body size when known (Content-Length); nil draws a spinner instead of a bar.
     var expected: Int64?
+    /// Seconds since a byte last arrived, or since the attempt started when none has: a row says
+    /// `waiting 7s` (no response yet) or `stalled 7s` (a body that stopped).
+    var idleSeconds: Double = 0
+
+    /// Idle this long, a transfer that has received bytes is marked stalled.
+    static let stalledAfter = 5.0
+    /// Idle this long with nothing received, a transfer is shown as waiting.
+    static let waitingAfter = 1.0
+
+    /// `waiting 7s` or `stalled 12s`, or nil for a transfer that moves.
+    var note: String? {
+        if received == 0 {
+            return idleSeconds >= Self.waitingAfter ? "waiting " + ProgressFields.age(idleSeconds) : nil
+        }
+        return idleSeconds >= Self.stalledAfter ? "stalled " + ProgressFields.age(idleSeconds) : nil
+    }
 }

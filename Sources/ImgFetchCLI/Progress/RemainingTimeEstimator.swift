@@ -1,24 +1,44 @@
-/// How long the rest of the run will take: the work left over the smoothed rate of work done.
-///
-/// Work is counted in items, and an item in flight counts for the fraction of its body already
-/// received. So the estimate moves with the bytes while a few large or slow items hold the count
-/// still, instead of growing with the clock as `elapsed / done × left` does.
+/// What is left of a run, as the progress model sees it at one moment.
+struct RemainingWork {
+    /// Items done; an item in flight counts for the fraction of its body received.
+    var done: Double
+    var total: Int
+    /// False while the list is still being read: the total is only a lower bound.
+    var totalIsFinal: Bool
+    /// Bytes still to come (`ProgressModel.bytesLeft`); nil when nothing can be said of sizes.
+    var bytesLeft: Double? = nil
+    /// The smoothed byte rate; nil while it is unknown.
+    var bytesPerSecond: Double? = nil
+    /// Every transfer in flight is waiting for its response or stalled.
+    var allIdle = false
+}
+
+/// How long the rest of the run will take, from two rates that each miss what the other sees:
+/// items (many small images finish at a steady pace whatever their bytes) and bytes (a few large
+/// or slow bodies hold the item count still while their bytes come in). The estimate is the
+/// larger of the two: a run is done when both its items and its bytes are. It is nil, shown as
+/// `--`, when there is no rate to back it: before the warm-up, while the list still grows, and
+/// while every running transfer waits or is stalled.
 struct RemainingTimeEstimator {
-    private var rate: SmoothedRate
+    private var items: SmoothedRate
 
     init(timeConstant: Double = 5, warmUp: Double = 2) {
-        rate = SmoothedRate(timeConstant: timeConstant, warmUp: warmUp)
+        items = SmoothedRate(timeConstant: timeConstant, warmUp: warmUp)
     }
 
-    /// Feeds the work done (items, fractional) out of `total` at `time`; returns the seconds
-    /// left, or nil while there is not enough signal: before the warm-up, before any work, or
-    /// while the total is still growing (`totalIsFinal` false).
-    mutating func estimate(done: Double, total: Int, totalIsFinal: Bool, at time: Double) -> Double? {
-        let perSecond = rate.sample(done, at: time)
-        guard totalIsFinal else { return nil }
-        let left = Double(total) - done
+    /// Feeds `work` at `time`; returns the seconds left, or nil when they cannot be backed.
+    mutating func estimate(_ work: RemainingWork, at time: Double) -> Double? {
+        let perSecond = items.sample(work.done, at: time)
+        guard work.totalIsFinal else { return nil }
+        let left = Double(work.total) - work.done
         if left <= 0 { return 0 }
-        guard let perSecond, perSecond > 0, done > 0 else { return nil }
-        return left / perSecond
+        guard !work.allIdle, let perSecond, perSecond > 0, work.done > 0 else { return nil }
+        var seconds = left / perSecond
+        if let bytesLeft = work.bytesLeft, bytesLeft > 0 {
+            // Bytes to come with no rate to bring them: no estimate.
+            guard let rate = work.bytesPerSecond, rate >= 1 else { return nil }
+            seconds = max(seconds, bytesLeft / rate)
+        }
+        return seconds
     }
 }

@@ -16,23 +16,34 @@ protocol StatusDisplay: Sendable {
 }
 
 /// Plain stderr lines, for logs and cron: no carriage returns, no escape sequences. With an
-/// interval, a status line is printed every `interval` seconds (`--progress plain`).
+/// interval (`--progress plain`), a start line first (`startLine`: the time, version and
+/// arguments), then a status line every `interval` seconds, each with the time in UTC, so a
+/// log of many runs can be read later.
 ///
 /// `@unchecked Sendable`: the timer is a DispatchSource, which is thread-safe but not marked Sendable.
 final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
     private let sink: TextSink
     private let timer: DispatchSourceTimer?
 
-    init(sink: TextSink, model: ProgressModel, interval: Double?) {
+    init(sink: TextSink, model: ProgressModel, interval: Double?, startLine: String? = nil) {
         self.sink = sink
         guard let interval else {
             timer = nil
             return
         }
+        if let startLine { sink.write("imgfetch: \(Timestamp.now()) \(startLine)\n") }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.status"))
-        timer.schedule(deadline: .now() + interval, repeating: interval)
+        // The ETA's rates are sampled on every frame of a bar; a plain line every 10 s would give
+        // them too few samples, so the model is sampled every second and a line printed at the interval.
+        let sampling = min(interval, 1)
+        var sinceLine = 0.0
+        timer.schedule(deadline: .now() + sampling, repeating: sampling)
         timer.setEventHandler {
-            sink.write(Self.statusLine(model.snapshot(now: monotonicSeconds())))
+            let snapshot = model.snapshot(now: monotonicSeconds())
+            sinceLine += sampling
+            guard sinceLine >= interval - sampling / 2 else { return }
+            sinceLine = 0
+            sink.write(Self.statusLine(snapshot, at: Timestamp.now()))
         }
         timer.resume()
         self.timer = timer
@@ -50,16 +61,17 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
         if let summary { sink.write(summary + "\n") }
     }
 
-    static func statusLine(_ snapshot: ProgressSnapshot) -> String {
+    /// `imgfetch: 2026-12-03T18:00:10Z 3/12 items: 2 saved, …; 3.0 MiB, 300.0 KiB/s on average, ETA 0:42`.
+    static func statusLine(_ snapshot: ProgressSnapshot, at time: String) -> String {
         let total = "\(snapshot.total)\(snapshot.listComplete ? "" : "+")"
         var paused = ""
         if let longest = snapshot.pausedHosts.first {
             let hosts = snapshot.pausedHosts.count == 1 ? "1 host" : "\(snapshot.pausedHosts.count) hosts"
             paused = "; \(hosts) paused after 429/503 (longest \(Int(longest.secondsLeft.rounded(.up))) s more)"
         }
-        return "imgfetch: \(snapshot.done)/\(total) items: \(snapshot.saved) saved, \(snapshot.skipped) skipped, "
-            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ProgressFields.rate(snapshot.averageBytesPerSecond)) on average"
-            + paused + "\n"
+        return "imgfetch: \(time) \(snapshot.done)/\(total) items: \(snapshot.saved) saved, \(snapshot.skipped) skipped, "
+            + "\(snapshot.failed) failed; \(ByteCount.format(snapshot.bytes)), \(ProgressFields.rate(snapshot.averageBytesPerSecond)) on average, "
+            + ProgressFields.eta(snapshot.etaSeconds) + paused + "\n"
     }
 }
 

@@ -232,6 +232,7 @@ final class Engine: @unchecked Sendable {
         CCurl_easy_setopt_pointer(handle, CURLOPT_PRIVATE, Unmanaged.passRetained(transfer).toOpaque())
         running[transfer.id] = handle
         curl_multi_add_handle(multi, handle)
+        transfer.progress.reportStart()
     }
 
     private func drainMessages() {

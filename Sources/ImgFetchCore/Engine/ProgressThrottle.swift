@@ -20,6 +20,13 @@ final class ProgressThrottle: @unchecked Sendable {
         last = nil
     }
 
+    /// An attempt (or a redirect's hop) was handed to libcurl: nothing received yet, so a display can
+    /// show the transfer as waiting for its connection or its first byte. Never throttled.
+    func reportStart() {
+        guard let handler, wanted.load(ordering: .relaxed) else { return }
+        handler(0, nil)
+    }
+
     /// Reports `received` bytes unless an event was reported less than `interval` ago.
     func report(received: Int64, expected: Int64?) {
         guard let handler, wanted.load(ordering: .relaxed) else { return }

@@ -86,13 +86,28 @@ final class ProgressModelTests: XCTestCase {
     func testPlainStatusLineShowsTheAverageRate() {
         let snapshot = ProgressSnapshot(done: 3, total: 12, listComplete: true, saved: 2, skipped: 0, failed: 1,
                                         bytes: 3 << 20, bytesPerSecond: 0, averageBytesPerSecond: 300 * 1024)
-        XCTAssertEqual(PlainStatusDisplay.statusLine(snapshot),
-                       "imgfetch: 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average\n")
+        XCTAssertEqual(PlainStatusDisplay.statusLine(snapshot, at: "2026-12-03T18:00:10Z"),
+                       "imgfetch: 2026-12-03T18:00:10Z 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average, ETA --\n")
         var paused = snapshot
         paused.pausedHosts = [PausedHost(host: "https://a.example", secondsLeft: 11.2), PausedHost(host: "https://b.example", secondsLeft: 2)]
-        XCTAssertEqual(PlainStatusDisplay.statusLine(paused),
-                       "imgfetch: 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average; "
+        paused.etaSeconds = 42
+        XCTAssertEqual(PlainStatusDisplay.statusLine(paused, at: "2026-12-03T18:00:10Z"),
+                       "imgfetch: 2026-12-03T18:00:10Z 3/12 items: 2 saved, 0 skipped, 1 failed; 3.0 MiB, 300.0 KiB/s on average, ETA 0:42; "
                        + "2 hosts paused after 429/503 (longest 12 s more)\n")
+    }
+
+    func testTimestampsAreUTCInISO8601() {
+        XCTAssertEqual(Timestamp.utc(0), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(Timestamp.utc(1_796_320_810), "2026-12-03T18:00:10Z")
+    }
+
+    func testTheStartLineRedactsSecrets() {
+        let arguments = ["urls.txt", "-u", "bob:s3cret", "--header=X-Api-Key: 123", "-HCookie: a=b",
+                         "--user=al:pw", "https://u:pw@example.com/a b.jpg", "-o", "pics"]
+        XCTAssertEqual(SecretRedactor.shellWords(SecretRedactor.redactArguments(arguments)),
+                       "urls.txt -u 'bob:***' '--header=X-Api-Key: ***' '-HCookie: ***' '--user=al:***' "
+                           + "'https://u:***@example.com/a b.jpg' -o pics")
+        XCTAssertEqual(SecretRedactor.shellWords(["it's"]), #"'it'\''s'"#)
     }
 
     func testSmoothedRateFollowsAChangeWithoutJumping() {
@@ -132,7 +147,7 @@ final class ProgressModelTests: XCTestCase {
             let started = min(Double(total), (time / perItem).rounded(.down) * Double(concurrency) + Double(concurrency))
             let done = min(Double(total), (time / perItem).rounded(.down) * Double(concurrency))
             let partial = (started - done) * (time.truncatingRemainder(dividingBy: perItem) / perItem)
-            let eta = estimator.estimate(done: done + partial, total: total, totalIsFinal: true, at: time)
+            let eta = estimator.estimate(RemainingWork(done: done + partial, total: total, totalIsFinal: true), at: time)
             if time < 2 { XCTAssertNil(eta, "no estimate from less than the warm-up, at \(time) s") }
             if let eta { estimates.append((time, eta)) }
             time += 0.1
@@ -155,7 +170,7 @@ final class ProgressModelTests: XCTestCase {
         while time < 6 {
             // 12 items in flight, all at the same pace, finishing together at 7.5 s.
             let partial = 12 * min(time / 7.5, 1)
-            if let eta = estimator.estimate(done: 2 + partial, total: 14, totalIsFinal: true, at: time) {
+            if let eta = estimator.estimate(RemainingWork(done: 2 + partial, total: 14, totalIsFinal: true), at: time) {
                 XCTAssertEqual(eta, 7.5 - time, accuracy: max(0.5, 0.3 * (7.5 - time)), "at \(time) s")
                 if let previous, eta > previous + 0.05 { climbs += 1 }
                 previous = eta
@@ -177,12 +192,80 @@ final class ProgressModelTests: XCTestCase {
             let time = Double(tenth) / 10
             for (index, item) in items.enumerated() {
                 model.progress(item, transfer: "http://x/\(index).jpg", name: "\(index).jpg",
-                               received: Int64(time * 100), expected: 1000)
+                               received: Int64(time * 100), expected: 1000, now: time)
             }
             eta = model.snapshot(now: time).etaSeconds
             if time < 2 { XCTAssertNil(eta) }
         }
         XCTAssertEqual(try XCTUnwrap(eta), 5, accuracy: 0.5, "the counter stood at 0/4 the whole time")
+    }
+
+    /// The issue's run: 30 small items in the first second, then 20 large ones at 50 KB/s each, 16 at a
+    /// time. The item rate alone said `ETA 0:04` with about 75 s left; with the bytes it follows them.
+    func testETAFollowsTheBytesWhenLargeSlowItemsFollowFastOnes() {
+        let model = ProgressModel(now: 0)
+        (1...50).forEach { _ in model.itemQueued() }
+        model.listFinished()
+        let size: Int64 = 1_000_000
+        for index in 0..<30 {
+            let item = ProgressItem()
+            let time = Double(index) / 30
+            model.progress(item, transfer: "http://x/small\(index)", name: "s", received: 100_000, expected: 100_000, now: time)
+            model.finished(item, transfer: "http://x/small\(index)", Self.saved(bytes: 100_000))
+        }
+        let slow = (0..<16).map { _ in ProgressItem() }
+        var eta: Double?
+        for tenth in 10...100 {
+            let time = Double(tenth) / 10
+            for (index, item) in slow.enumerated() {
+                model.progress(item, transfer: "http://x/big\(index)", name: "b", received: Int64((time - 1) * 50_000),
+                               expected: size, now: time)
+            }
+            eta = model.snapshot(now: time).etaSeconds
+        }
+        // At 10 s: 16 bodies at 450 KB of 1 MB, 4 not started; 16 × 50 KB/s = 800 KB/s. The 16 finish
+        // at 21 s, the last 4 (started then) at 41 s: 31 s left.
+        let left = try? XCTUnwrap(eta)
+        XCTAssertGreaterThan(left ?? 0, 12, "not the item rate's few seconds")
+        XCTAssertLessThan(left ?? 0, 45)
+    }
+
+    private static func saved(bytes: Int64) -> DownloadResult {
+        var result = DownloadResult(status: .saved, paths: ["x.jpg"])
+        result.bytes = bytes
+        return result
+    }
+
+    func testETAIsUnknownWhileEveryTransferWaits() {
+        let model = ProgressModel(now: 0)
+        (1...4).forEach { _ in model.itemQueued() }
+        model.listFinished()
+        for index in 0..<2 {
+            let item = ProgressItem()
+            model.progress(item, transfer: "http://x/\(index)", name: "a", received: 5000, expected: 5000, now: Double(index))
+            model.finished(item, transfer: "http://x/\(index)", Self.saved(bytes: 5000))
+        }
+        let hanging = (0..<2).map { _ in ProgressItem() }
+        for (index, item) in hanging.enumerated() {
+            model.progress(item, transfer: "http://x/hang\(index)", name: "hang\(index).jpg", received: 0, expected: nil, now: 2)
+        }
+        for second in 3...12 { _ = model.snapshot(now: Double(second)) }
+        let snapshot = model.snapshot(now: 12)
+        XCTAssertNil(snapshot.etaSeconds, "two transfers that wait for 10 s back no estimate")
+        XCTAssertEqual(snapshot.active.map(\.note), ["waiting 10s", "waiting 10s"])
+    }
+
+    func testTransfersAreMarkedWaitingThenStalled() {
+        var transfer = ActiveTransfer(name: "a.jpg", received: 0, expected: nil, idleSeconds: 0.5)
+        XCTAssertNil(transfer.note, "a fresh request")
+        transfer.idleSeconds = 7.2
+        XCTAssertEqual(transfer.note, "waiting 7s")
+        transfer.received = 1000
+        transfer.idleSeconds = 4
+        XCTAssertNil(transfer.note, "a body that moved 4 s ago")
+        transfer.idleSeconds = 75
+        XCTAssertEqual(transfer.note, "stalled 1m15s")
+        XCTAssertEqual(ProgressFields.age(3725), "1h02m")
     }
 
     func testAWorkCountThatGoesBackIsAPauseNotNegativeSpeed() {
@@ -194,16 +277,16 @@ final class ProgressModelTests: XCTestCase {
 
     func testETAIsUnknownWhileTheListGrowsAndZeroWhenDone() {
         var estimator = RemainingTimeEstimator(timeConstant: 5, warmUp: 0.5)
-        XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: false, at: 0))
-        XCTAssertNil(estimator.estimate(done: 5, total: 10, totalIsFinal: false, at: 1))
-        XCTAssertNotNil(estimator.estimate(done: 6, total: 10, totalIsFinal: true, at: 2))
-        XCTAssertEqual(estimator.estimate(done: 10, total: 10, totalIsFinal: true, at: 3), 0)
+        XCTAssertNil(estimator.estimate(RemainingWork(done: 0, total: 10, totalIsFinal: false), at: 0))
+        XCTAssertNil(estimator.estimate(RemainingWork(done: 5, total: 10, totalIsFinal: false), at: 1))
+        XCTAssertNotNil(estimator.estimate(RemainingWork(done: 6, total: 10, totalIsFinal: true), at: 2))
+        XCTAssertEqual(estimator.estimate(RemainingWork(done: 10, total: 10, totalIsFinal: true), at: 3), 0)
     }
 
     func testETAOfAStalledRunIsUnknownNotInfinite() {
         var estimator = RemainingTimeEstimator(timeConstant: 1, warmUp: 1)
-        XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: true, at: 0))
-        XCTAssertNil(estimator.estimate(done: 0, total: 10, totalIsFinal: true, at: 2), "no work yet")
+        XCTAssertNil(estimator.estimate(RemainingWork(done: 0, total: 10, totalIsFinal: true), at: 0))
+        XCTAssertNil(estimator.estimate(RemainingWork(done: 0, total: 10, totalIsFinal: true), at: 2), "no work yet")
     }
 }
 

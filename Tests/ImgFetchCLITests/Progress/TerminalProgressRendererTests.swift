@@ -67,6 +67,8 @@ final class TerminalProgressRendererTests: XCTestCase {
                 ActiveTransfer(name: "", received: 1, expected: 2),
                 ActiveTransfer(name: "more.jpg", received: 1, expected: 2),
                 ActiveTransfer(name: "hidden.jpg", received: 1, expected: 2),
+                ActiveTransfer(name: "waiting.jpg", received: 0, expected: nil, idleSeconds: 4000),
+                ActiveTransfer(name: "stalled.jpg", received: 10, expected: 20, idleSeconds: 4000),
             ])
         for columns in [1, 5, 12, 20, 40, 80, 200] {
             for colors in [false, true] {
@@ -97,6 +99,22 @@ final class TerminalProgressRendererTests: XCTestCase {
             XCTAssertTrue(row.contains("-0042.jpg ["), row)
             XCTAssertTrue(row.contains("]  25%  1 B / 4 B"), row)
             XCTAssertLessThanOrEqual(TerminalText.visibleWidth(row), columns - 1)
+        }
+    }
+
+    /// A transfer with no response yet says how long it has waited; a body that stopped says so.
+    func testWaitingAndStalledTransfersAreMarked() {
+        let active = [ActiveTransfer(name: "cat.jpg", received: 50, expected: 100),
+                      ActiveTransfer(name: "hang.jpg", received: 0, expected: nil, idleSeconds: 7.4),
+                      ActiveTransfer(name: "drip.jpg", received: 30, expected: 100, idleSeconds: 12)]
+        let lines = ProgressLineFormatter(columns: 80, colors: false, maxRows: 6, spinnerPhase: 0).lines(for: snapshot(active))
+        XCTAssertEqual(lines[1], "  cat.jpg  [==============>             ]  50%  50 B / 100 B")
+        XCTAssertEqual(lines[2], "  hang.jpg |  waiting 7s")
+        XCTAssertEqual(lines[3], "  drip.jpg [========>                   ]  30%  30 B / 100 B  stalled 12s")
+        for columns in [60, 70] {
+            for line in ProgressLineFormatter(columns: columns, colors: true, maxRows: 6, spinnerPhase: 0).lines(for: snapshot(active)) {
+                XCTAssertLessThanOrEqual(TerminalText.visibleWidth(line), columns - 1, line)
+            }
         }
     }
 
