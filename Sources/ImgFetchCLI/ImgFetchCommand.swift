@@ -123,7 +123,7 @@ public enum ImgFetchCommand {
                                              colors: colorsAllowed(onTerminal: terminals.stdoutIsTerminal),
                                              stdout: results, display: display)
             let reporter = RunReporter(results: output, display: display, model: model, reportFile: reportFile,
-                                       quiet: options.quiet, gallery: gallery)
+                                       quiet: options.quiet, verbose: options.verbose, gallery: gallery)
             let signals = SignalWatcher { number in control.stop(.interrupted(signal: number)) }
             defer { withExtendedLifetime(signals) {} }
             return try Run(options: options, reporter: reporter, control: control).execute(lists)

@@ -61,6 +61,7 @@ final class ObjectStorageTests: EndToEndTestCase {
         let message = try XCTUnwrap(error["message"] as? String)
         XCTAssertTrue(message.contains("PUT s3://pics/run1/\(images[1]): HTTP 503 SlowDown") && message.contains("after 3 attempts"), message)
         XCTAssertEqual(try store.requests().filter { $0.method == "PUT" && $0.key == "run1/" + images[0] }.map(\.status), [503, 503, 200])
+        XCTAssertTrue(first.stderr.contains("; 3 uploaded"), "the summary counts the uploads: \(first.stderr)")
 
         // What the store holds is exactly what was reported saved, byte for byte, typed.
         var objects = try store.objects(prefix: "run1/")

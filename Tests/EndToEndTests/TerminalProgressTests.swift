@@ -68,6 +68,20 @@ final class TerminalProgressTests: EndToEndTestCase {
         XCTAssertFalse(finalScreen.contains("waiting"), finalScreen)
     }
 
+    /// A re-run on a terminal lists nothing for the files left as they were; the summary counts
+    /// them and says that -v lists them.
+    func testAReRunCountsTheUnchangedItemsInsteadOfListingThem() throws {
+        let names = try server.addSamples(count: 3)
+        let list = try scratch.write("urls.txt", names.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
+        XCTAssertEqual(try fetch(names.map { server.url("/files/" + $0) }).exitCode, 0)
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)'; echo \"EXIT=$?\"; sleep 60")
+        let finalScreen = try waitForExit(timeout: 20)
+        XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
+        XCTAssertFalse(finalScreen.contains("·"), "no line per unchanged item:\n\(finalScreen)")
+        XCTAssertTrue(finalScreen.contains("\(names.count) items: 0 saved, \(names.count) skipped"), finalScreen)
+        XCTAssertTrue(finalScreen.contains("(-v lists the items left as they were)"), finalScreen)
+    }
+
     func testTypedURLsAreReadAfterAHint() throws {
         _ = try addJPEG("typed.jpg")
         try startSession("'\(ImgFetchRunner.binary.path)' -o '\(outputDirectory)'; echo \"EXIT=$?\"; sleep 60")

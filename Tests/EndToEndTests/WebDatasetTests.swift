@@ -139,9 +139,13 @@ final class WebDatasetTests: EndToEndTestCase {
         // skipped in a tar they are not in.
         let firstResults = try jsonLines(first.stdout)
         XCTAssertEqual(results.map { $0["status"] as? String }, firstResults.map { $0["status"] as? String == "saved" ? "skipped" : "failed" })
+        // … said to be an earlier run's, with how to try them again.
         XCTAssertEqual(results.compactMap { ($0["error"] as? [String: Any])?["message"] as? String },
-                       firstResults.compactMap { ($0["error"] as? [String: Any])?["message"] as? String })
+                       firstResults.compactMap { ($0["error"] as? [String: Any])?["message"] as? String }
+                           .map { $0 + " (in an earlier run; --retry-failed fetches it again)" })
         XCTAssertEqual(results.filter { $0["status"] as? String == "failed" }.count, 3)
+        XCTAssertTrue(rerun.stderr.contains("3 failed (1 http, 1 invalid-input, 1 truncated; 3 in an earlier run, "
+                                            + "--retry-failed fetches them again)"), rerun.stderr)
         XCTAssertEqual(results.first?["skip_reason"] as? String, "in \(shard("000000.tar")), complete from an earlier run")
 
         // One row changed: only its shard is fetched again.
@@ -155,6 +159,30 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertEqual(try server.requests().count, before + 4)
         let caption = try ImgFetchRunner.run(["-xOf", shard("000000.tar"), "000000_000000.txt"], executable: URL(fileURLWithPath: "/bin/tar"))
         XCTAssertEqual(caption.stdout, "a new caption")
+    }
+
+    /// `--retry-failed`: the complete shards with failed rows are made again (their rows fetched
+    /// again), the others still skipped without a request.
+    func testRetryFailedMakesTheShardsWithFailuresAgain() throws {
+        let table = try writeTable()
+        XCTAssertEqual(try fetchShards(table).exitCode, 1)
+        let before = try server.requests().count
+        // The missing image is there now.
+        try server.addFile("missing.jpg", try server.fileData(images.first { $0.hasSuffix(".jpg") }!))
+        let retry = try fetchShards(table, ["--retry-failed"])
+        XCTAssertEqual(retry.exitCode, 1, "the broken image and the empty URL fail again: \(retry.stderr)")
+        let results = try jsonLines(retry.stdout)
+        // Shard 0 (four samples) is skipped; shard 1 (two samples, the 404 and the broken image) and
+        // shard 2 (the empty URL) are made again: four requests.
+        XCTAssertEqual(try server.requests().count, before + 4)
+        XCTAssertEqual(results.map { $0["status"] as? String ?? "" },
+                       ["skipped", "skipped", "skipped", "skipped", "saved", "saved", "saved", "failed", "failed"])
+        XCTAssertFalse(retry.stderr.contains("earlier run"), retry.stderr)
+        let members = try ImgFetchRunner.run(["-tf", shard("000001.tar")], executable: URL(fileURLWithPath: "/bin/tar"))
+        XCTAssertEqual(members.stdout.split(separator: "\n").filter { $0.hasSuffix(".jpg") }.count, 3, members.stdout)
+        XCTAssertEqual(try ImgFetchRunner.run([table, "--retry-failed"]).stderr,
+                       "imgfetch: option '--retry-failed' needs --output-format webdataset: with files, a run fetches every "
+                           + "item that failed before anyway\nTry 'imgfetch --help' for more information.\n")
     }
 
     func testAKeyColumnNamesTheSamplesAndABadOrRepeatedKeyFailsItsRow() throws {

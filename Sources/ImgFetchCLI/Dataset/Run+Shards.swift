@@ -37,6 +37,9 @@ extension Run {
         var bytes = 0
     }
 
+    /// What a failure reported again from a complete shard says after its message.
+    static let earlierFailure = "in an earlier run; --retry-failed fetches it again"
+
     /// Most bytes of rows held back for one shard; past this the shard is fetched again rather
     /// than held whole (an estimate: 256 bytes a row besides its table columns).
     static let heldShardBudget = 64 << 20
@@ -90,12 +93,14 @@ extension Run {
                     reporter.model.itemQueued()
                     var result: DownloadResult
                     if let failure = holding.finished.failures[row.sequence % samples] {
-                        result = DownloadResult(status: .failed, error: failure.error)
+                        let error = DownloadError(failure.error.kind, failure.error.message + " (" + Self.earlierFailure + ")")
+                        result = DownloadResult(status: .failed, error: error)
                         result.httpStatus = failure.httpStatus
                     } else {
                         result = DownloadResult(status: .skipped, paths: [path])
                         result.skipReason = "in \(path), complete from an earlier run"
                     }
+                    result.fromEarlierRun = true
                     let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result,
                                             row: row.entry.row, sampleKey: row.key)
                     dataset.finished(row.sequence, report, tag: .none)
@@ -112,8 +117,9 @@ extension Run {
                 let position = ListPosition(listName: list.name, line: number)
                 let (shard, row) = dataset.position(of: sequence)
                 let (entry, key) = keyed(read, generated: ShardNames(shard: shard, prefix: prefix).key(row: row), position: position, keys: &keys)
+                // With --retry-failed, a complete shard with failed rows is made again.
                 if row == 0, let finished = finishedShard(shard, prefix: prefix, client: client, dataset: dataset),
-                   finished.settings == dataset.settings.fingerprint {
+                   finished.settings == dataset.settings.fingerprint, !(options.retryFailed && !finished.failures.isEmpty) {
                     held = HeldShard(shard: shard, finished: finished)
                 }
                 input.add(entry, key: key)

@@ -131,6 +131,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var cachePolicy = library.cachePolicy
     /// Only errors on stderr: no progress, no summary.
     public var quiet = false
+    /// On a terminal, a line for every item, those left as they were too.
+    public var verbose = false
+    /// With webdataset: complete shards with failed rows are made again.
+    public var retryFailed = false
     /// How progress is shown on stderr.
     public var progress: ProgressMode = .auto
     /// Seconds between two status lines of `--progress plain`.

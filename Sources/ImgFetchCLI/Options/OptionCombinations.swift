@@ -42,6 +42,10 @@ enum OptionCombinations {
                                     ("--key-column", options.table.keyColumn != nil)] where given {
                 throw UsageError(option: option, problem: .combination("needs --output-format webdataset"))
             }
+            if options.retryFailed {
+                throw UsageError(option: "--retry-failed", problem: .combination(
+                    "needs --output-format webdataset: with files, a run fetches every item that failed before anyway"))
+            }
             return
         }
         if options.table.keyColumn != nil && options.table.format == .txt {

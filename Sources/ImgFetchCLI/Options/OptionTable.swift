@@ -217,6 +217,9 @@ enum OptionTable {
             },
             .flag("quiet", short: "q",
                   help: "nothing on stderr but what stops the run; no progress, no summary, no line per failed item (its result line says it)") { $0.quiet = true }.common(),
+            .flag("verbose", short: "v",
+                  help: "on a terminal, also a line per item left as it was (already there, fresh in the cache, in a "
+                      + "complete shard); without it the summary counts them") { $0.verbose = true },
             .flag("jsonl", help: "stdout gets one JSON object per list item") { $0.jsonl = true }.common(),
             .value("report", "FILE", .file, help: "also write the JSON lines to FILE") {
                 options, value, spelling throws(UsageError) in
@@ -243,6 +246,9 @@ enum OptionTable {
                 options, value, spelling throws(UsageError) in
                 options.shardPrefix = try ValueParser.shardPrefix(value, for: spelling)
             },
+            .flag("retry-failed",
+                  help: "with webdataset: fetch again the rows that failed before; the shards an earlier run completed "
+                      + "with failed rows are made again, their other rows fetched again too") { $0.retryFailed = true },
         ]),
         OptionGroup("Cluster", topic: "cluster", [
             .value("shard", "K/N", .text,

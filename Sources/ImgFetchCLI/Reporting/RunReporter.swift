@@ -12,13 +12,18 @@ final class RunReporter: Sendable {
     let model: ProgressModel
     private let reportFile: ReportFile?
     private let quiet: Bool
+    /// On a terminal, lines for items left as they were too (`-v`).
+    private let verbose: Bool
     private let gallery: GalleryRecorder?
     private let stdoutLock = Mutex(())
     /// After a broken pipe the run stops quietly: nothing more on stdout or stderr.
     private let silenced = Atomic<Bool>(false)
+    /// Items left as they were whose human line was left out; the summary says how to see them.
+    private let unlisted = Atomic<Int>(0)
 
     init(results: ResultOutput, display: StatusDisplay, model: ProgressModel, reportFile: ReportFile?, quiet: Bool,
-         gallery: GalleryRecorder? = nil) {
+         verbose: Bool = false, gallery: GalleryRecorder? = nil) {
+        self.verbose = verbose
         self.results = results
         self.display = display
         self.model = model
@@ -56,8 +61,13 @@ final class RunReporter: Sendable {
         let json = results.format == .jsonl || reportFile != nil ? JSONLine.encode(item) : nil
         gallery?.record(item)
         let loud = !silenced.load(ordering: .relaxed)
+        // A person needs no line per item left as it was (a re-run would print thousands): the
+        // summary counts them, and says that -v lists them.
+        let human = if case .human = results.format { true } else { false }
+        let unlistedHere = human && !verbose && Self.isUnchanged(item.result)
+        if unlistedHere { unlisted.add(1, ordering: .relaxed) }
         let line: String? = switch results.format {
-        case _ where !loud: nil
+        case _ where !loud || unlistedHere: nil
         case .jsonl: json!
         case .tabSeparated: ResultLine.tabSeparated(item)
         // A person needs no line per cancelled item: the summary counts them.
@@ -72,6 +82,12 @@ final class RunReporter: Sendable {
             if let line { results.sink.write(line) }
             if let error { display.message(error) }
         }
+    }
+
+    /// A skipped item left as it was: already there, fresh in the cache, revalidated, or in a shard
+    /// complete from an earlier run; not one that robots.txt kept from being fetched.
+    static func isUnchanged(_ result: DownloadResult) -> Bool {
+        result.status == .skipped && (result.skipReason == nil || result.fromEarlierRun)
     }
 
     /// A warning about the whole run (not one item), on stderr. Called from any thread.
@@ -97,7 +113,8 @@ final class RunReporter: Sendable {
         let loud = !silenced.load(ordering: .relaxed)
         for error in [reportError, galleryError].compactMap(\.self) where loud { display.message("imgfetch: \(error)\n") }
         if let diskFull, loud, summary.failedByClass[.diskFull] != nil { display.message("imgfetch: \(ResultLine.clean(summary.diskFullLine(diskFull)))\n") }
-        display.finish(summary: quiet || !loud ? nil : summary.line)
+        let hint = unlisted.load(ordering: .relaxed) > 0 ? " (-v lists the items left as they were)" : ""
+        display.finish(summary: quiet || !loud ? nil : summary.line + hint)
         return summary
     }
 }

@@ -12,6 +12,10 @@ struct RunSummary: Sendable, Equatable {
     var unverified = 0
     /// Failed items by error class, so that a run of DNS failures reads differently from one of 404s.
     var failedByClass: [DownloadError.Kind: Int] = [:]
+    /// Failures reported again from an earlier run's complete shard, without a request.
+    var failedEarlier = 0
+    /// Saved items whose file went to object storage (`-o s3://…`).
+    var uploaded = 0
     var bytes: Int64 = 0
     /// How the cache index satisfied items: no request, 304, full download.
     var fresh = 0
@@ -28,6 +32,8 @@ struct RunSummary: Sendable, Equatable {
 
     mutating func add(_ result: DownloadResult) {
         countStatus(of: result, 1)
+        if result.status == .failed && result.fromEarlierRun { failedEarlier += 1 }
+        if result.status == .saved && result.paths.contains(where: { $0.hasPrefix("s3://") }) { uploaded += 1 }
         // A coalesced item shares another item's transfer: its bytes crossed the network once.
         if !result.coalesced {
             bytes += result.bytes
@@ -76,6 +82,7 @@ struct RunSummary: Sendable, Equatable {
             + failedClasses
             + (cancelled > 0 ? ", \(cancelled) cancelled; " : "; ")
             + "\(ByteCount.format(bytes)) in \(ByteCount.oneDecimal(seconds)) s"
+            + (uploaded > 0 ? "; \(uploaded) uploaded" : "")
             + cacheLine
     }
 
@@ -83,7 +90,8 @@ struct RunSummary: Sendable, Equatable {
     private var failedClasses: String {
         guard !failedByClass.isEmpty else { return "" }
         let ordered = failedByClass.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
-        return " (" + ordered.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ") + ")"
+        let earlier = failedEarlier > 0 ? "; \(failedEarlier) in an earlier run, --retry-failed fetches them again" : ""
+        return " (" + ordered.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ") + earlier + ")"
     }
 
     /// What a run stopped by a full disk says beside its summary: the reason, how many items it

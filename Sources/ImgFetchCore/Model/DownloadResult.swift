@@ -50,6 +50,9 @@ public struct DownloadResult: Sendable {
     /// Why a skipped item was not fetched, when it was not because its file is already there
     /// (`robots.txt: Disallow: /private/ (User-agent: *)`).
     public var skipReason: String?
+    /// A failure, or a skip, that an earlier run decided: nothing was requested for it in this run
+    /// (a row of a WebDataset shard completed before).
+    public var fromEarlierRun = false
 
     public init(status: Status, paths: [String] = [], error: DownloadError? = nil) {
         self.status = status

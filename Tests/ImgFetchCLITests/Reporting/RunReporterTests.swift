@@ -112,6 +112,46 @@ final class RunReporterTests: XCTestCase {
         XCTAssertEqual(reporter.finish(seconds: 1).cancelled, 1)
     }
 
+    /// A re-run on a terminal: the items left as they were are counted, not listed; `-v` lists them;
+    /// a robots.txt skip and a new file are always shown.
+    func testOnATerminalItemsLeftAsTheyWereAreCountedUnlessVerbose() {
+        for verbose in [false, true] {
+            stdout.clear()
+            stderr.clear()
+            let model = ProgressModel(now: 0)
+            let reporter = RunReporter(results: ResultOutput(format: .human(colors: false), sink: stdout, errorsOnStderr: false),
+                                       display: PlainStatusDisplay(sink: stderr, model: model, interval: nil),
+                                       model: model, reportFile: nil, quiet: false, verbose: verbose)
+            var unchanged = DownloadResult(status: .skipped, paths: ["pics/a.jpg"])
+            unchanged.cache = .revalidated
+            var robots = DownloadResult(status: .skipped)
+            robots.skipReason = "robots.txt: Disallow: /private/ (User-agent: *)"
+            var earlier = DownloadResult(status: .skipped, paths: ["shards/000000.tar"])
+            earlier.skipReason = "in shards/000000.tar, complete from an earlier run"
+            earlier.fromEarlierRun = true
+            for (name, result) in [("a", unchanged), ("b", robots), ("c", earlier), ("d", DownloadResult(status: .saved, paths: ["pics/d.jpg"]))] {
+                reporter.report(item("http://example.com/\(name).jpg", result))
+            }
+            let lines = stdout.text.split(separator: "\n")
+            XCTAssertEqual(lines.count, verbose ? 4 : 2, stdout.text)
+            XCTAssertTrue(lines.contains { $0.hasPrefix("· http://example.com/b.jpg  robots.txt") }, stdout.text)
+            XCTAssertTrue(lines.contains { $0.hasPrefix("✓ pics/d.jpg") }, stdout.text)
+            _ = reporter.finish(seconds: 1)
+            XCTAssertEqual(stderr.text.hasSuffix("(-v lists the items left as they were)\n"), !verbose, stderr.text)
+        }
+    }
+
+    func testEarlierFailuresAndUploadsAreCounted() {
+        var summary = RunSummary()
+        var earlier = DownloadResult.failed(DownloadError(.http, "HTTP 404 (in an earlier run; --retry-failed fetches it again)"))
+        earlier.fromEarlierRun = true
+        summary.add(earlier)
+        summary.add(.failed(DownloadError(.dns, "x")))
+        summary.add(DownloadResult(status: .saved, paths: ["s3://pics/run1/a.jpg"]))
+        XCTAssertEqual(summary.line, "imgfetch: 3 items: 1 saved, 0 skipped, 2 failed (1 dns, 1 http; 1 in an earlier run, "
+                           + "--retry-failed fetches them again); 0 B in 0.0 s; 1 uploaded")
+    }
+
     // MARK: - Summary
 
     func testSummaryIsPrintedUnlessQuiet() {
