@@ -155,7 +155,8 @@ public enum ImgFetchCommand {
             // `--progress bar` is kept; `auto` gives the screen to the reader.
             let sharing: (@Sendable () -> Bool)? = automatic && PipeReaderProbe.isPipe(STDOUT_FILENO)
                 ? { @Sendable in PipeReaderProbe.readerWritesToTerminal() } : nil
-            return BarStatusDisplay(renderer: renderer, model: model, screenIsShared: sharing)
+            let typing = terminalHint(paths: options.lists, stdinIsTerminal: isatty(STDIN_FILENO) == 1) != nil
+            return BarStatusDisplay(renderer: renderer, model: model, screenIsShared: sharing, waitsForTheList: typing)
         case .plain:
             return PlainStatusDisplay(sink: stderr, model: model, interval: options.progressInterval,
                                       startLine: startLine(options, arguments: arguments))

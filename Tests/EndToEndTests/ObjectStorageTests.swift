@@ -87,6 +87,8 @@ final class ObjectStorageTests: EndToEndTestCase {
         }
         let secondRequests = try store.requests().dropFirst(storeBefore)
         XCTAssertEqual(secondRequests.filter { $0.method == "PUT" }.map(\.key), ["run1/" + images[1]])
+        XCTAssertTrue(second.stderr.contains("0 saved, 4 skipped, 1 failed (1 http); ") && second.stderr.contains("; 1 uploaded"),
+                      "the summary says what went up: \(second.stderr)")
         XCTAssertEqual(secondRequests.filter { $0.method == "HEAD" && !$0.key.isEmpty }.count, 4, "one HEAD an object (and one of the bucket)")
         objects = try store.objects(prefix: "run1/")
         XCTAssertEqual(objects["run1/" + images[1]]?.sha256, sha256Hex(try server.fileData(images[1])))

@@ -82,6 +82,39 @@ final class TerminalProgressTests: EndToEndTestCase {
         XCTAssertTrue(finalScreen.contains("(-v lists the items left as they were)"), finalScreen)
     }
 
+    /// Ctrl-C mid-run: the terminal's `^C` echo is cleared with the live area.
+    func testCtrlCLeavesNoCaretC() throws {
+        _ = try addJPEG("a.jpg")
+        let urls = (1...4).map { server.url("/drip/1000/files/a.jpg") + "?\($0) out=slow-\($0).jpg" }
+        let list = try scratch.write("urls.txt", urls.joined(separator: "\n") + "\n")
+        try startSession("'\(ImgFetchRunner.binary.path)' '\(list)' -o '\(outputDirectory)' -j 2 > /dev/null; echo \"EXIT=$?\"; sleep 60")
+        XCTAssertTrue(try eventually(timeout: 10) { try screen().contains("slow-1") })
+        try TmuxSession.keys(session, "C-c")
+        let finalScreen = try waitForExit(timeout: 20)
+        XCTAssertTrue(finalScreen.contains("EXIT=130"), finalScreen)
+        XCTAssertTrue(finalScreen.contains("cancelled"), finalScreen)
+        XCTAssertFalse(finalScreen.contains("^C"), finalScreen)
+    }
+
+    /// URLs typed at the terminal: no live area is drawn over the line being typed until the list
+    /// ends with Ctrl-D; then the area shows the transfers still running.
+    func testTheLiveAreaWaitsForTheTypedListToEnd() throws {
+        _ = try addJPEG("a.jpg")
+        try startSession("'\(ImgFetchRunner.binary.path)' -o '\(outputDirectory)' > /dev/null; echo \"EXIT=$?\"; sleep 60")
+        XCTAssertTrue(try eventually(timeout: 10) { try screen().contains("end with Ctrl-D") })
+        try TmuxSession.keys(session, server.url("/drip/1500/files/a.jpg") + " out=typed-1.jpg", "Enter")
+        try TmuxSession.keys(session, "http://half-typed")
+        usleep(1_500_000)
+        let typing = try screen()
+        XCTAssertTrue(typing.split(separator: "\n").contains { $0.hasPrefix("http://half-typed") }, typing)
+        XCTAssertFalse(typing.contains("0/1"), "a frame was drawn over the typing:\n\(typing)")
+        try TmuxSession.keys(session, "C-u")
+        try TmuxSession.keys(session, "C-d")
+        let finalScreen = try waitForExit(timeout: 20)
+        XCTAssertTrue(finalScreen.contains("EXIT=0"), finalScreen)
+        XCTAssertEqual(try outputFiles(), ["typed-1.jpg"])
+    }
+
     func testTypedURLsAreReadAfterAHint() throws {
         _ = try addJPEG("typed.jpg")
         try startSession("'\(ImgFetchRunner.binary.path)' -o '\(outputDirectory)'; echo \"EXIT=$?\"; sleep 60")
@@ -212,11 +245,16 @@ final class TerminalProgressTests: EndToEndTestCase {
             live = try screen()
             return live.contains("resized-6")
         }, live)
-        for columns in [70, 45, 100, 61] {
+        // The issue's 60 → 40 → 100 among them: no fragment of a row drawn at another width stays.
+        for columns in [70, 60, 40, 100, 45, 61] {
             try TmuxSession.resize(session, columns: columns, rows: 30)
             usleep(300_000)
             let lines = try screen().split(separator: "\n")
-            XCTAssertEqual(lines.filter { $0.contains("/6") && $0.contains("]") }.count, 1, "at \(columns):\n\(lines.joined(separator: "\n"))")
+            let shown = "at \(columns):\n\(lines.joined(separator: "\n"))"
+            XCTAssertEqual(lines.filter { $0.contains("/6") && $0.contains("]") }.count, 1, shown)
+            for line in lines where line.contains("resized-") && !line.hasPrefix("✓ ") {
+                XCTAssertTrue(columns >= 60 && line.hasPrefix("  resized-") && line.contains("%"), "a fragment \(shown)")
+            }
         }
         // The screen, not the scrollback: when a terminal narrows, tmux rewraps the frame on screen
         // and may push its top rows into the scrollback before imgfetch can redraw.

@@ -86,7 +86,10 @@ final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
     /// - Parameter screenIsShared: asked a few times in the first `sharingCheckSeconds`, while a
     ///   pipeline's later stages start; when it says another program prints on the same terminal
     ///   (`imgfetch … | jq`), the live area is erased for good and only messages remain.
-    init(renderer: TerminalProgressRenderer, model: ProgressModel, screenIsShared: (@Sendable () -> Bool)? = nil) {
+    ///   - waitsForTheList: URLs are typed at this terminal: no area is drawn over the typing until
+    ///     the list ends (Ctrl-D); results and messages print as they come, as a shell's would.
+    init(renderer: TerminalProgressRenderer, model: ProgressModel, screenIsShared: (@Sendable () -> Bool)? = nil,
+         waitsForTheList: Bool = false) {
         self.renderer = renderer
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.progress"))
         let sharing = screenIsShared.map { SharingCheck(isShared: $0, started: monotonicSeconds()) }
@@ -100,7 +103,9 @@ final class BarStatusDisplay: StatusDisplay, @unchecked Sendable {
                 // The shell may not have started the reader yet: no frame it could print over.
                 break
             case .alone?, nil:
-                renderer.render(model.snapshot(now: now))
+                let snapshot = model.snapshot(now: now)
+                if waitsForTheList && !snapshot.listComplete { break }
+                renderer.render(snapshot)
             }
         }
         timer.resume()

@@ -173,11 +173,13 @@ final class TerminalProgressRenderer: Sendable {
     /// Row by row (`ESC[2K`), not with `ESC[J`: with the area at the top of the screen, `ESC[J`
     /// would clear the whole screen, and tmux (`scroll-on-clear`) and some terminals first copy
     /// such a screen into the scrollback, stale frame and all.
+    /// The cursor's own line goes first: it should be empty, but the terminal echoes there what
+    /// is typed during the run, such as the `^C` of an interrupt.
     private func erase(_ state: inout State, size: TerminalSize) -> String {
         guard !state.drawnLineWidths.isEmpty else { return "" }
         let rows = rowsToClimb(state, size: size)
         state.drawnLineWidths = []
-        return "\r" + TerminalControl.cursorUp(rows)
+        return "\r" + TerminalControl.clearLine + TerminalControl.cursorUp(rows)
             + Array(repeating: TerminalControl.clearLine, count: rows).joined(separator: "\n")
             + "\r" + TerminalControl.cursorUp(rows - 1)
     }

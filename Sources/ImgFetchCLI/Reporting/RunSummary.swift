@@ -14,7 +14,7 @@ struct RunSummary: Sendable, Equatable {
     var failedByClass: [DownloadError.Kind: Int] = [:]
     /// Failures reported again from an earlier run's complete shard, without a request.
     var failedEarlier = 0
-    /// Saved items whose file went to object storage (`-o s3://…`).
+    /// Files uploaded to object storage (`-o s3://…`), and the rows of a dataset's uploaded shards.
     var uploaded = 0
     var bytes: Int64 = 0
     /// How the cache index satisfied items: no request, 304, full download.
@@ -33,7 +33,13 @@ struct RunSummary: Sendable, Equatable {
     mutating func add(_ result: DownloadResult) {
         countStatus(of: result, 1)
         if result.status == .failed && result.fromEarlierRun { failedEarlier += 1 }
-        if result.status == .saved && result.paths.contains(where: { $0.hasPrefix("s3://") }) { uploaded += 1 }
+        // A file's objects as the uploader counted them (a skipped file the store lacked is uploaded
+        // too); a dataset's row once its shard is in the store.
+        if result.uploadedObjects > 0 {
+            uploaded += result.uploadedObjects
+        } else if result.status == .saved && result.paths.contains(where: { $0.hasPrefix("s3://") }) {
+            uploaded += 1
+        }
         // A coalesced item shares another item's transfer: its bytes crossed the network once.
         if !result.coalesced {
             bytes += result.bytes

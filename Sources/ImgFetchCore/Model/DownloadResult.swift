@@ -53,6 +53,8 @@ public struct DownloadResult: Sendable {
     /// A failure, or a skip, that an earlier run decided: nothing was requested for it in this run
     /// (a row of a WebDataset shard completed before).
     public var fromEarlierRun = false
+    /// Objects this item's files were uploaded as (`ObjectUploader`): 0 when the store had them already.
+    public var uploadedObjects = 0
 
     public init(status: Status, paths: [String] = [], error: DownloadError? = nil) {
         self.status = status

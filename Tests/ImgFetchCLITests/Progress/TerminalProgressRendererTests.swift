@@ -243,7 +243,7 @@ final class TerminalProgressRendererTests: XCTestCase {
         XCTAssertEqual(newOutput(), "", "lines wait for the frame")
         renderer.render(snapshot(transfers(1), done: 2))
         let output = newOutput()
-        XCTAssertTrue(output.hasPrefix("\r\u{1B}[2A\u{1B}[2K\n\u{1B}[2K\r\u{1B}[1A" + "imgfetch: failed http://x/a.jpg: HTTP 404\n✓ out/b.jpg  10×10  1.0 KiB\n"),
+        XCTAssertTrue(output.hasPrefix("\r\u{1B}[2K\u{1B}[2A\u{1B}[2K\n\u{1B}[2K\r\u{1B}[1A" + "imgfetch: failed http://x/a.jpg: HTTP 404\n✓ out/b.jpg  10×10  1.0 KiB\n"),
                       output.debugDescription)
         screen.feed(output)
         XCTAssertEqual(screen.lines, [
@@ -321,6 +321,20 @@ final class TerminalProgressRendererTests: XCTestCase {
         XCTAssertEqual(newOutput().components(separatedBy: "\n").count, 2)
     }
 
+    /// The terminal echoes Ctrl-C as `^C` where the cursor rests, below the area: the last erase
+    /// clears that line too, so no `^C` is left under the summary.
+    func testTheEchoOfCtrlCIsClearedWithTheArea() {
+        let renderer = renderer(columns: 80)
+        var screen = ScreenEmulator(columns: 80)
+        renderer.render(snapshot(transfers(2)))
+        screen.feed(sink.text)
+        screen.feed("^C")
+        consumed = sink.text.count
+        renderer.finish(summary: "imgfetch: 4 items: 0 saved, 0 skipped, 0 failed, 4 cancelled; 0 B in 1.0 s")
+        screen.feed(newOutput())
+        XCTAssertEqual(screen.lines, ["imgfetch: 4 items: 0 saved, 0 skipped, 0 failed, 4 cancelled; 0 B in 1.0 s"])
+    }
+
     func testFinishLeavesOnlyMessagesAndTheSummary() {
         let renderer = renderer(columns: 80)
         var screen = ScreenEmulator(columns: 80)
@@ -332,7 +346,7 @@ final class TerminalProgressRendererTests: XCTestCase {
         screen.feed(sink.text)
         XCTAssertEqual(screen.lines, ["warning: one", "warning: two", "imgfetch: 4 items: 3 saved, 0 skipped, 1 failed; 2.0 KiB in 1.0 s"])
         XCTAssertEqual(screen.cursor, ScreenEmulator.Position(row: 3, column: 0))
-        XCTAssertTrue(sink.text.hasSuffix("\r\u{1B}[3A\u{1B}[2K\n\u{1B}[2K\n\u{1B}[2K\r\u{1B}[2A"
+        XCTAssertTrue(sink.text.hasSuffix("\r\u{1B}[2K\u{1B}[3A\u{1B}[2K\n\u{1B}[2K\n\u{1B}[2K\r\u{1B}[2A"
                                           + "imgfetch: 4 items: 3 saved, 0 skipped, 1 failed; 2.0 KiB in 1.0 s\n"), sink.text.debugDescription)
         XCTAssertEqual(screen.wholeScreenClears, 0)
 

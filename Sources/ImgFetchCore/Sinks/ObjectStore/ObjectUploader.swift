@@ -94,6 +94,7 @@ public final class ObjectUploader: Sendable {
                 }
                 try client.put(file: path, bucket: output.location.bucket, key: key, contentType: ObjectStoreOutput.contentType(of: name))
                 urls.append(output.location.url(name))
+                result.uploadedObjects += 1
             } catch {
                 return ended(result, by: error)
             }
