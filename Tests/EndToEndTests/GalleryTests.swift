@@ -30,7 +30,9 @@ final class GalleryTests: EndToEndTestCase {
         XCTAssertFalse(html.contains("<!--"))
         XCTAssertFalse(html.contains("<b>x</b>"))
         let output = scratch.file("out").standardizedFileURL.path
-        for link in page.links {
+        // One link within the page: the header's failure count to the failures, below the images.
+        XCTAssertEqual(page.links.filter { $0.hasPrefix("#") }, ["#failures"])
+        for link in page.links where !link.hasPrefix("#") {
             XCTAssertFalse(link.contains(":") || link.hasPrefix("/") || link.contains("#") || link.contains("?"), link)
             XCTAssertTrue(try target(of: link).path.hasPrefix(output + "/"), link)
         }
@@ -70,6 +72,13 @@ final class GalleryTests: EndToEndTestCase {
         XCTAssertEqual(size("tall.png"), [55, 256])
         XCTAssertEqual(size("tiles.gif"), [256, 171])
         XCTAssertEqual(size(hostileName), size("sunset.jpg"))
+        // A long name is cut in the middle, so names that share a start still differ; the title has it whole.
+        let shown = try XCTUnwrap(page.tiles.first { $0.name == hostileName }?.shown)
+        XCTAssertEqual(shown.count, 26, shown)
+        XCTAssertTrue(shown.hasPrefix("<script>") && shown.hasSuffix("&amp;.jpg") && shown.contains("…"), shown)
+        // The run says where the page is, as a link a terminal opens.
+        XCTAssertTrue(result.stderr.contains("imgfetch: gallery: file://" + URL(fileURLWithPath: pagePath).standardizedFileURL.path + "\n"),
+                      result.stderr)
         XCTAssertEqual(page.tiles.first { $0.name == hostileName }?.img?.src, page.tiles.first { $0.name == "sunset.jpg" }?.img?.src,
                        "one thumbnail for one content")
         XCTAssertEqual(page.tiles.first { $0.name == "portrait.jpg" }?.meta.hasPrefix("256 × 384 · "), true)

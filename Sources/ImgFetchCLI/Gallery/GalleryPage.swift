@@ -1,7 +1,8 @@
 import ImgFetchCore
 
 /// Writes the gallery page from top to bottom as its parts become known, keeping nothing: the
-/// summary, the failures grouped by error class (each a `<details>`), then the tiles in blocks.
+/// summary, the tiles in blocks, then the failures grouped by error class (each a closed
+/// `<details>`): the first screen shows images, however many items failed.
 /// Every piece of input text goes through `HTMLText.escape`, every link through `GalleryLinks`.
 final class GalleryPage {
     private let file: GalleryPageFile
@@ -10,6 +11,9 @@ final class GalleryPage {
 
     /// Tiles per grid block: the unit the browser skips while it is off screen.
     static let tilesPerBlock = 500
+    /// A tile's name is cut in the middle past this many characters (about a tile's width), so
+    /// names that share a start still differ on screen; the whole name is its title.
+    static let nameWidth = 26
 
     init(file: GalleryPageFile, links: GalleryLinks) {
         self.file = file
@@ -41,8 +45,10 @@ final class GalleryPage {
     }
 
     private func counts(_ summary: RunSummary) -> String {
-        var parts = ["<li>\(summary.items) items</li>", "<li>\(summary.saved) saved</li>", "<li>\(summary.skipped) skipped</li>",
-                     "<li\(summary.failed > 0 ? " class=\"failed\"" : "")>\(summary.failed) failed</li>"]
+        // The failures are below the images: their count links to them.
+        let failed = summary.failed > 0 ? "<li class=\"failed\"><a href=\"#failures\">\(summary.failed) failed</a></li>"
+            : "<li>0 failed</li>"
+        var parts = ["<li>\(summary.items) items</li>", "<li>\(summary.saved) saved</li>", "<li>\(summary.skipped) skipped</li>", failed]
         if summary.cancelled > 0 { parts.append("<li class=\"failed\">\(summary.cancelled) cancelled</li>") }
         if summary.unverified > 0 { parts.append("<li>\(summary.unverified) unverified</li>") }
         return parts.joined()
@@ -54,10 +60,10 @@ final class GalleryPage {
         file.write("<section id=\"failures\">\n<h2>Failures <span class=\"n\">(\(count))</span></h2>\n")
     }
 
-    /// Opens the group of one error class; `open` shows its entries without a click.
-    func beginClass(_ kind: DownloadError.Kind, count: Int, open: Bool) {
+    /// Opens the group of one error class, closed: its summary line gives the class and the count.
+    func beginClass(_ kind: DownloadError.Kind, count: Int) {
         let name = HTMLText.escape(kind.rawValue)
-        file.write("<details class=\"class\" id=\"class-\(name)\" data-class=\"\(name)\"\(open ? " open" : "")>"
+        file.write("<details class=\"class\" id=\"class-\(name)\" data-class=\"\(name)\">"
             + "<summary>\(name) <span class=\"n\">(\(count))</span></summary>\n<ol>\n")
     }
 
@@ -97,7 +103,8 @@ final class GalleryPage {
             let problem = HTMLText.escape(preview.problem ?? "no preview")
             html += "<a class=\"frame ph\" href=\"\(href)\" title=\"\(problem)\"><b>\(label)</b><span>\(problem)</span></a>"
         }
-        html += "<figcaption><a class=\"name\" href=\"\(href)\" title=\"\(name)\"><bdi>\(name)</bdi></a>"
+        let shown = HTMLText.escape(TerminalText.middleTruncated(record.fileName, toWidth: Self.nameWidth))
+        html += "<figcaption><a class=\"name\" href=\"\(href)\" title=\"\(name)\"><bdi>\(shown)</bdi></a>"
             + "<span class=\"meta\">\(meta(record, preview))</span></figcaption></figure>\n"
         file.write(html)
         tilesInBlock += 1

@@ -30,8 +30,6 @@ final class GalleryRecorder: Sendable {
     /// Tiles whose thumbnails are made together: enough to keep every core busy, few enough that
     /// a batch's records and previews stay small.
     static let batchSize = 256
-    /// Up to this many failures in all, their groups are open when the page loads.
-    static let openFailureLimit = 10
 
     /// Opens `path.part` and the record files; throws (exit 2) when either cannot be written.
     /// `outputDirectory` must exist already.
@@ -42,6 +40,8 @@ final class GalleryRecorder: Sendable {
         let page = try GalleryPageFile(path: path)
         do throws(SetupError) {
             let pageDirectory = try RelativePath.resolvedDirectory(RelativePath.directory(of: path)).get()
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            pageURL = "file:///" + HTMLText.href(RelativePath.segments(ofAbsolute: pageDirectory + "/" + name))
             let output = try RelativePath.resolvedDirectory(outputDirectory).get()
             links = GalleryLinks(pageDirectory: pageDirectory, outputDirectory: output,
                                  thumbnailDirectory: output + "/" + CacheIndex.folderName + "/thumbs")
@@ -56,6 +56,9 @@ final class GalleryRecorder: Sendable {
             throw SetupError(message: "cannot write gallery '\(path)': \(error.message)")
         }
     }
+
+    /// The page as a browser opens it: `file:///abs/report.html`, percent-encoded.
+    let pageURL: String
 
     /// Where the thumbnails go: `OUTDIR/.imgfetch/thumbs`.
     var thumbnailDirectory: String { recordDirectory + "/thumbs" }
@@ -90,8 +93,8 @@ final class GalleryRecorder: Sendable {
             }
             let page = GalleryPage(file: file, links: links)
             page.begin(summary: summary, images: state.tiles.count)
-            writeFailures(state, to: page)
             writeTiles(state.tiles, to: page)
+            writeFailures(state, to: page)
             page.end()
             return file.finish()
         }
@@ -114,7 +117,7 @@ final class GalleryRecorder: Sendable {
             for file in byClass.values { file.flush() }
         }
         for (kind, count) in classes {
-            page.beginClass(kind, count: count, open: total <= Self.openFailureLimit)
+            page.beginClass(kind, count: count)
             let source = byClass[kind].flatMap { file in file.failure == nil ? file : nil } ?? state.failures
             source.forEachBatch(of: Self.batchSize) { batch in
                 for record in batch where (record.errorClass ?? .cancelled) == kind { page.failure(record) }

@@ -18,7 +18,7 @@ enum GalleryStyle {
         color:var(--muted);overflow-wrap:anywhere}
         .counts{display:flex;flex-wrap:wrap;gap:8px;margin:0;padding:0;list-style:none}
         .counts li{background:var(--card);border:1px solid var(--line);border-radius:999px;padding:2px 12px}
-        .counts .failed{color:var(--bad)}
+        .counts .failed,.counts .failed a{color:var(--bad)}
         details.class{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 8px;padding:6px 12px}
         details.class summary{cursor:pointer;font-weight:600;color:var(--bad)}
         details.class ol{margin:6px 0 4px;padding-left:28px}

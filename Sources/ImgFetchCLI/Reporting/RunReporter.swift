@@ -112,6 +112,8 @@ final class RunReporter: Sendable {
         summary.outputProblems = [reportError, galleryError].compactMap(\.self)
         let loud = !silenced.load(ordering: .relaxed)
         for error in [reportError, galleryError].compactMap(\.self) where loud { display.message("imgfetch: \(error)\n") }
+        // Where the page is, as a link a terminal can open.
+        if let gallery, galleryError == nil, loud, !quiet { display.message("imgfetch: gallery: \(gallery.pageURL)\n") }
         if let diskFull, loud, summary.failedByClass[.diskFull] != nil { display.message("imgfetch: \(ResultLine.clean(summary.diskFullLine(diskFull)))\n") }
         let hint = unlisted.load(ordering: .relaxed) > 0 ? " (-v lists the items left as they were)" : ""
         display.finish(summary: quiet || !loud ? nil : summary.line + hint)

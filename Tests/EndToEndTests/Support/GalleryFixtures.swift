@@ -79,7 +79,10 @@ struct ParsedGallery: Decodable {
         let img: Image?
         /// The placeholder's title (why there is no thumbnail); nil for a thumbnail.
         let placeholder: String?
+        /// The file's whole name (the name link's title).
         let name: String
+        /// The name as the tile shows it: cut in the middle when long.
+        let shown: String
         let meta: String
     }
 
@@ -134,7 +137,7 @@ struct ParsedGallery: Decodable {
                 if tag not in VOID: self.depth += 1
                 if tag == "figure" and "tile" in cls:
                     self.tile = {"status": a.get("data-status"), "title": a.get("title"), "href": None, "img": None,
-                                 "placeholder": None, "name": "", "meta": ""}
+                                 "placeholder": None, "name": "", "shown": "", "meta": ""}
                 elif self.tile is not None and tag == "a" and "frame" in cls:
                     self.tile["href"] = a.get("href")
                     if "ph" in cls: self.tile["placeholder"] = a.get("title")
@@ -142,7 +145,8 @@ struct ParsedGallery: Decodable {
                     self.tile["img"] = {"src": a["src"], "width": int(a["width"]), "height": int(a["height"]),
                                         "loading": a.get("loading")}
                 elif self.tile is not None and tag == "a" and "name" in cls:
-                    self.field = (self.tile, "name", self.depth)
+                    self.tile["name"] = a.get("title") or ""
+                    self.field = (self.tile, "shown", self.depth)
                 elif self.tile is not None and tag == "span" and "meta" in cls:
                     self.field = (self.tile, "meta", self.depth)
                 elif tag == "details":
