@@ -84,6 +84,13 @@ int imgcodec_tiff_error(TIFF *tiff, void *user_data, const char *module, const c
     return 1;
 }
 
+// Whether libtiff's message says the file ended early (a read past its end, or a directory past
+// it: writers put it last), as its text is all there is to tell a cut-off file from a damaged one.
+static int imgcodec_tiff_cut(const char *message) {
+    return strstr(message, "Premature EOF") != NULL || strstr(message, "IO error during reading") != NULL ||
+           strstr(message, "Read error") != NULL || strstr(message, "Can not read TIFF directory") != NULL;
+}
+
 // libtiff's per-handle warning handler. Most warnings are benign (unknown tags, sloppy counts);
 // those below mean the file is damaged even though the call succeeds: libjpeg's (as the JPEG
 // decoder treats them), a fax strip or PackBits run cut short, a JPEG smaller than its strip or
@@ -120,8 +127,12 @@ void imgcodec_tiff_end(imgcodec_decoder *decoder, int ok, const char *what) {
         imgcodec_fail(&decoder->failure, IMGCODEC_TOO_LARGE, "image too large: TIFF %s", state->error);
     }
     const char *reason = state->error[0] ? state->error : state->note[0] ? state->note : what;
-    if (!ok) imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid TIFF: %s", reason);
-    if (state->warning[0] != '\0') imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "invalid TIFF: %s", state->warning);
+    if (!ok) imgcodec_fail(&decoder->failure, imgcodec_tiff_cut(reason) ? IMGCODEC_TRUNCATED : IMGCODEC_INVALID,
+                           "invalid TIFF: %s", reason);
+    if (state->warning[0] != '\0') {
+        imgcodec_fail(&decoder->failure, imgcodec_tiff_cut(state->warning) ? IMGCODEC_TRUNCATED : IMGCODEC_INVALID,
+                      "invalid TIFF: %s", state->warning);
+    }
 }
 
 // Grows `buffer` to `size` zeroed bytes; fails past limits.max_memory, in C because it longjmps.
@@ -150,7 +161,7 @@ void imgcodec_tiff_check_strile(imgcodec_decoder *decoder, uint32_t index) {
     imgcodec_tiff_state *state = imgcodec_tiff(decoder);
     uint64_t offset = TIFFGetStrileOffset(state->tiff, index), count = TIFFGetStrileByteCount(state->tiff, index);
     if (count > state->file_size || offset > state->file_size - count) {
-        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID,
+        imgcodec_fail(&decoder->failure, IMGCODEC_TRUNCATED,
                       "invalid TIFF: %s %u (%llu bytes at offset %llu) extends past the end of the file (%llu bytes)",
                       state->page.tiled ? "tile" : "strip", index, (unsigned long long)count,
                       (unsigned long long)offset, (unsigned long long)state->file_size);

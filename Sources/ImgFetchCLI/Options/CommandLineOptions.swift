@@ -129,7 +129,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var existingFiles = library.existingFiles
     /// How the output directory's cache index is used.
     public var cachePolicy = library.cachePolicy
-    /// Only errors on stderr: no progress, no summary.
+    /// Only errors and warnings on stderr: no progress, no summary, no line per failed item.
     public var quiet = false
     /// On a terminal, a line for every item, those left as they were too.
     public var verbose = false

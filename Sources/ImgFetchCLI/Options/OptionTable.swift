@@ -216,7 +216,7 @@ enum OptionTable {
                 options.progressInterval = try ValueParser.seconds(value, for: spelling)
             },
             .flag("quiet", short: "q",
-                  help: "nothing on stderr but what stops the run; no progress, no summary, no line per failed item (its result line says it)") { $0.quiet = true }.common(),
+                  help: "only errors and warnings on stderr; no progress, no summary, no line per failed item (its result line says it)") { $0.quiet = true }.common(),
             .flag("verbose", short: "v",
                   help: "on a terminal, also a line per item left as it was (already there, fresh in the cache, in a "
                       + "complete shard); without it the summary counts them") { $0.verbose = true },

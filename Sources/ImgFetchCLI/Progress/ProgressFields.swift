@@ -27,7 +27,7 @@ enum ProgressFields {
             : "ETA \(minutes):\(twoDigits(secs))"
     }
 
-    /// How long something has lasted, whole seconds up: `7s`, `59s`, `2m05s`, `1h02m`.
+    /// How long something has lasted, in whole seconds (rounded down): `7s`, `59s`, `2m05s`, `1h02m`.
     static func age(_ seconds: Double) -> String {
         let whole = Int(max(0, seconds).rounded(.down))
         if whole < 60 { return "\(whole)s" }

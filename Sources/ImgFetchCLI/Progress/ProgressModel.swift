@@ -142,18 +142,21 @@ final class ProgressModel: Sendable {
 
 extension ProgressModel {
     /// The bytes still to come: what the running transfers lack of their size, and for each item
-    /// not started (or of unknown size) the mean body so far. nil before any byte, when nothing
-    /// can be said of sizes.
+    /// not started (or of unknown size) the mean size of the bodies seen so far, finished or
+    /// running (a running one by its Content-Length, else what it has received). nil before any
+    /// byte, when nothing can be said of sizes.
     static func bytesLeft(active: [ActiveTransfer], received: Int64, done: Int, total: Int) -> Double? {
-        let settled = Double(done) + Double(active.count) / 2
-        guard received > 0, settled > 0 else { return nil }
-        let mean = Double(received) / settled
-        let running = active.reduce(0.0) { sum, transfer in
+        guard received > 0, done + active.count > 0 else { return nil }
+        let running = active.reduce((received: 0.0, size: 0.0)) { sum, transfer in
+            (sum.received + Double(transfer.received), sum.size + Double(transfer.expected ?? transfer.received))
+        }
+        let mean = (Double(received) - running.received + running.size) / Double(done + active.count)
+        let lacking = active.reduce(0.0) { sum, transfer in
             let size = transfer.expected.map(Double.init) ?? max(mean, Double(transfer.received))
             return sum + max(0, size - Double(transfer.received))
         }
         let waiting = Double(max(0, total - done - active.count)) * mean
-        return running + waiting
+        return lacking + waiting
     }
 }
 

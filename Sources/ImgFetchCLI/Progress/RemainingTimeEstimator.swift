@@ -16,7 +16,8 @@ struct RemainingWork {
 /// How long the rest of the run will take, from two rates that each miss what the other sees:
 /// items (many small images finish at a steady pace whatever their bytes) and bytes (a few large
 /// or slow bodies hold the item count still while their bytes come in). The estimate is the
-/// larger of the two: a run is done when both its items and its bytes are. It is nil, shown as
+/// larger of the two: a run is done when both its items and its bytes are (without a byte rate,
+/// as when the items left come from the cache, the items' estimate alone). It is nil, shown as
 /// `--`, when there is no rate to back it: before the warm-up, while the list still grows, and
 /// while every running transfer waits or is stalled.
 struct RemainingTimeEstimator {
@@ -33,12 +34,9 @@ struct RemainingTimeEstimator {
         let left = Double(work.total) - work.done
         if left <= 0 { return 0 }
         guard !work.allIdle, let perSecond, perSecond > 0, work.done > 0 else { return nil }
-        var seconds = left / perSecond
-        if let bytesLeft = work.bytesLeft, bytesLeft > 0 {
-            // Bytes to come with no rate to bring them: no estimate.
-            guard let rate = work.bytesPerSecond, rate >= 1 else { return nil }
-            seconds = max(seconds, bytesLeft / rate)
-        }
-        return seconds
+        let seconds = left / perSecond
+        // Without a byte rate (items that finish from the cache, say), the items' rate alone.
+        guard let bytesLeft = work.bytesLeft, bytesLeft > 0, let rate = work.bytesPerSecond, rate >= 1 else { return seconds }
+        return max(seconds, bytesLeft / rate)
     }
 }

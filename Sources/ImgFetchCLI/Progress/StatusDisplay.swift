@@ -34,15 +34,17 @@ final class PlainStatusDisplay: StatusDisplay, @unchecked Sendable {
         if let startLine { sink.write("imgfetch: \(Timestamp.now()) \(startLine)\n") }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgfetch.status"))
         // The ETA's rates are sampled on every frame of a bar; a plain line every 10 s would give
-        // them too few samples, so the model is sampled every second and a line printed at the interval.
-        let sampling = min(interval, 1)
-        var sinceLine = 0.0
-        timer.schedule(deadline: .now() + sampling, repeating: sampling)
+        // them too few samples, so the model is sampled about every second (the interval divided
+        // evenly) and every `ticksPerLine`-th sample prints a line. The count is the timer's
+        // serial queue's alone.
+        let ticksPerLine = max(1, Int(interval.rounded(.up)))
+        var ticks = 0
+        timer.schedule(deadline: .now() + interval / Double(ticksPerLine), repeating: interval / Double(ticksPerLine))
         timer.setEventHandler {
             let snapshot = model.snapshot(now: monotonicSeconds())
-            sinceLine += sampling
-            guard sinceLine >= interval - sampling / 2 else { return }
-            sinceLine = 0
+            ticks += 1
+            guard ticks == ticksPerLine else { return }
+            ticks = 0
             sink.write(Self.statusLine(snapshot, at: Timestamp.now()))
         }
         timer.resume()

@@ -33,13 +33,7 @@ struct RunSummary: Sendable, Equatable {
     mutating func add(_ result: DownloadResult) {
         countStatus(of: result, 1)
         if result.status == .failed && result.fromEarlierRun { failedEarlier += 1 }
-        // A file's objects as the uploader counted them (a skipped file the store lacked is uploaded
-        // too); a dataset's row once its shard is in the store.
-        if result.uploadedObjects > 0 {
-            uploaded += result.uploadedObjects
-        } else if result.status == .saved && result.paths.contains(where: { $0.hasPrefix("s3://") }) {
-            uploaded += 1
-        }
+        countUploads(of: result, 1)
         // A coalesced item shares another item's transfer: its bytes crossed the network once.
         if !result.coalesced {
             bytes += result.bytes
@@ -58,6 +52,19 @@ struct RunSummary: Sendable, Equatable {
     mutating func reclassify(_ old: DownloadResult, as new: DownloadResult) {
         countStatus(of: old, -1)
         countStatus(of: new, 1)
+        countUploads(of: old, -1)
+        countUploads(of: new, 1)
+    }
+
+    /// Adds `step` times the uploads of `result`: a file's objects as the uploader counted them (a
+    /// skipped file the store lacked is uploaded too), or a dataset's saved row, whose shard goes
+    /// to the store (a shard that then fails to go up revises its rows to failed).
+    private mutating func countUploads(of result: DownloadResult, _ step: Int) {
+        if result.uploadedObjects > 0 {
+            uploaded += step * result.uploadedObjects
+        } else if result.status == .saved && result.paths.contains(where: { $0.hasPrefix("s3://") }) {
+            uploaded += step
+        }
     }
 
     /// Adds `step` (1, or -1 to take an item back) to the counts of `result`'s status and class.

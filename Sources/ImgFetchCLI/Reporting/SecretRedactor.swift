@@ -12,28 +12,56 @@ enum SecretRedactor {
     }
 
     /// The command line as a log may show it: the password of `-u USER:PASS`, every `-H` header's
-    /// value (tokens travel there) and the passwords of URLs replaced by `***`.
+    /// value (tokens travel there) and the passwords of URLs replaced by `***`. Short options are
+    /// read as the parser reads them, bundles included (`-qu bob:pw`, `-vHCookie: a`); after `--`
+    /// every argument is a list.
     static func redactArguments(_ arguments: [String]) -> [String] {
         var redacted: [String] = []
         var next: ((String) -> String)?
+        var optionsEnded = false
         for argument in arguments {
-            if let redact = next {
-                redacted.append(redact(argument))
+            if let value = next {
+                redacted.append(value(argument))
                 next = nil
-                continue
+            } else if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                redacted.append(redactURLText(argument))
+            } else if argument == "--" {
+                optionsEnded = true
+                redacted.append(argument)
+            } else if argument.hasPrefix("--") {
+                let name = argument.dropFirst(2).prefix { $0 != "=" }
+                let secret = secretValue(OptionTable.byLongName[String(name)])
+                if let equals = argument.firstIndex(of: "=") {
+                    let value = String(argument[argument.index(after: equals)...])
+                    redacted.append(String(argument[...equals]) + (secret ?? redactURLText)(value))
+                } else {
+                    redacted.append(argument)
+                    if let spec = OptionTable.byLongName[String(name)], spec.argument != nil { next = secret ?? redactURLText }
+                }
+            } else {
+                // A bundle: flags, then at most one option with a value, the rest of the argument or the next one.
+                var letters = argument.dropFirst()
+                var shown = "-"
+                while let letter = letters.popFirst() {
+                    shown.append(letter)
+                    guard let spec = OptionTable.byShortName[letter], spec.argument != nil else { continue }
+                    let value = secretValue(spec) ?? redactURLText
+                    if letters.isEmpty { next = value } else { shown += value(String(letters)) }
+                    break
+                }
+                redacted.append(shown)
             }
-            switch argument {
-            case "-u", "--user": next = credentials
-            case "-H", "--header": next = header
-            case _ where argument.hasPrefix("--user="): redacted.append("--user=" + credentials(String(argument.dropFirst(7))))
-            case _ where argument.hasPrefix("--header="): redacted.append("--header=" + header(String(argument.dropFirst(9))))
-            case _ where argument.hasPrefix("-u") && !argument.hasPrefix("--"): redacted.append("-u" + credentials(String(argument.dropFirst(2))))
-            case _ where argument.hasPrefix("-H") && !argument.hasPrefix("--"): redacted.append("-H" + header(String(argument.dropFirst(2))))
-            default: redacted.append(redactURLText(argument))
-            }
-            if next != nil { redacted.append(argument) }
         }
         return redacted
+    }
+
+    /// How the value of `spec` is shown, when it holds a secret (`-u`, `-H`).
+    private static func secretValue(_ spec: OptionSpec?) -> ((String) -> String)? {
+        switch spec?.long {
+        case "user": credentials
+        case "header": header
+        default: nil
+        }
     }
 
     private static func credentials(_ value: String) -> String {

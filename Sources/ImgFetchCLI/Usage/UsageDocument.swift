@@ -5,7 +5,7 @@
 enum UsageDocument {
     static let synopsis = "imgfetch [OPTIONS] [URL | LIST ...]"
 
-    /// The man page's NAME line, and the start of `--help`.
+    /// The man page's NAME line, and the start of `--help all`.
     static let summary = "fetch many images fast and safely"
 
     /// What the short help says under the usage line.
@@ -51,9 +51,9 @@ enum UsageDocument {
     static let exitStatus: [TextBlock] = [
         .definitions([
             .init("0", "every item was saved or skipped"),
-            .init("1", "at least one item failed, or --deadline passed"),
-            .init("2", "usage error, an unreadable list or output directory, or an open-file limit too low "
-                + "for -j"),
+            .init("1", "at least one item failed, --deadline passed, or a shard could not be completed"),
+            .init("2", "usage error, an unreadable list or output directory, an object-storage bucket that does "
+                + "not exist or is in another region, or an open-file limit too low for -j"),
             .init("75", "with --failures-are-data only: a retry may help (the output cannot be written, a full disk, "
                 + "the object store failing, a signal, --deadline); failed items are then exit 0"),
             .init("130", "interrupted by SIGINT (143 for SIGTERM), after cleaning up"),
@@ -104,7 +104,8 @@ enum UsageDocument {
             .init("duration_ms", "from its first request to its result"),
             .init("coalesced", "the item shared another item's transfer (the same URL)"),
             .init("cache", "fresh, stale, revalidated or downloaded; null when the cache index had no say"),
-            .init("skip_reason", "why a skipped item was not fetched (robots.txt); null otherwise"),
+            .init("skip_reason", "why a skipped item was not fetched (robots.txt, a shard complete from an earlier run); "
+                + "null otherwise"),
             .init("error", "{\"class\", \"message\"} (see ERROR CLASSES), or null"),
             .init("caption, columns", "a table's row: its caption, and its other columns as strings"),
             .init("line", "{\"file\", \"line\"}: where the item came from (<arguments> for a URL given as an argument)"),

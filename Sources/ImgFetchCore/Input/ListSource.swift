@@ -67,9 +67,10 @@ public final class ListSource: @unchecked Sendable {
             }
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                let reason = Errno.describe()
+                let failure = errno
+                let reason = Errno.describe(failure)
                 // `example.com/cat.jpg` or `127.0.0.1:8080/cat.jpg` was meant as a URL.
-                let hint = errno == ENOENT && ParsedURL.isMissingItsScheme(path) ? "; to fetch it as a URL, add http:// or https:// in front" : ""
+                let hint = failure == ENOENT && ParsedURL.isMissingItsScheme(path) ? "; to fetch it as a URL, add http:// or https:// in front" : ""
                 throw ListError(message: "cannot read list '\(path)': \(reason)\(hint)")
             }
             var info = stat()

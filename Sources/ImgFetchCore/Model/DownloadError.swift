@@ -66,3 +66,15 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String { message }
 }
+
+extension DownloadError.Kind {
+    /// The class a results file of an earlier run names: today's names, and the camelCase ones that
+    /// builds before the classes were kebab-case wrote (`notAnImage`); a name unknown to this build
+    /// is `invalid-input`.
+    public init(storedName name: String) {
+        let earlier: [String: Self] = ["tooLarge": .tooLarge, "notAnImage": .notAnImage, "notCached": .notCached,
+                                       "invalidInput": .invalidInput, "diskFull": .diskFull,
+                                       "hostUnreachable": .hostUnreachable, "optOut": .optOut]
+        self = Self(rawValue: name) ?? earlier[name] ?? .invalidInput
+    }
+}

@@ -26,17 +26,21 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
 
     public init(_ string: String) throws(URLParseError) {
         guard string.utf8.count <= Self.maxLength else { throw .tooLong }
-        guard !Self.isMissingItsScheme(string) else { throw .missingScheme }
         guard let handle = curl_url() else { throw .invalid("out of memory") }
         defer { curl_url_cleanup(handle) }
 
         let setCode = curl_url_set(handle, CURLUPART_URL, string, UInt32(CURLU_NON_SUPPORT_SCHEME))
         guard setCode == CURLUE_OK else {
+            if Self.isMissingItsScheme(string) { throw .missingScheme }
             throw .invalid(String(cString: curl_url_strerror(setCode)).lowercased())
         }
         guard let rawScheme = Self.part(handle, CURLUPART_SCHEME) else { throw .invalid("no scheme") }
         let scheme = Self.lowercased(rawScheme)
-        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
+        guard scheme == "http" || scheme == "https" else {
+            // `localhost:8080` parses, with the scheme `localhost`.
+            if Self.isMissingItsScheme(string) { throw .missingScheme }
+            throw .unsupportedScheme(scheme)
+        }
         guard let rawHost = Self.part(handle, CURLUPART_HOST), !rawHost.isEmpty else { throw .invalid("no host") }
         let host = Self.lowercased(rawHost)
 
@@ -66,14 +70,18 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `text` is a host and path without a scheme (`example.com/a.jpg`, `127.0.0.1:8080/a.jpg`,
-    /// which libcurl would read as the scheme `127.0.0.1`): a host with a port, or with a dot and a
-    /// path after it, and no spaces. `photo.jpg` is a name, not a host.
+    /// which libcurl would read as the scheme `127.0.0.1`): a host with a port (`:` and digits), or
+    /// with a dot and a path after it, and no spaces. `photo.jpg` is a name, and `data:…`,
+    /// `mailto:…` are URLs of another scheme.
     public static func isMissingItsScheme(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        if lowered.contains("://") || lowered.hasPrefix("http:") || lowered.hasPrefix("https:") { return false }
-        let host = lowered.prefix { $0 != "/" }
-        guard !host.isEmpty, !host.hasPrefix("."), !lowered.contains(where: { $0 == " " || $0 == "\t" }) else { return false }
-        return host.contains(":") || (host.contains(".") && host.count < lowered.count - 1)
+        if text.contains("://") || text.contains(where: { $0 == " " || $0 == "\t" }) { return false }
+        let host = text.prefix { $0 != "/" }
+        guard !host.isEmpty, !host.hasPrefix(".") else { return false }
+        if let colon = host.lastIndex(of: ":") {
+            let port = host[host.index(after: colon)...]
+            return !port.isEmpty && port.allSatisfy(\.isASCII) && port.allSatisfy(\.isNumber) && colon != host.startIndex
+        }
+        return host.contains(".") && host.count < text.count - 1
     }
 
     /// `text` in lowercase; the same string, not a copy, when it is ASCII without an uppercase

@@ -150,6 +150,17 @@ final class RunReporterTests: XCTestCase {
         summary.add(DownloadResult(status: .saved, paths: ["s3://pics/run1/a.jpg"]))
         XCTAssertEqual(summary.line, "imgfetch: 3 items: 1 saved, 0 skipped, 2 failed (1 dns, 1 http; 1 in an earlier run, "
                            + "--retry-failed fetches them again); 0 B in 0.0 s; 1 uploaded")
+        // A dataset row counted when its shard was written, revised when the shard's upload failed.
+        let row = DownloadResult(status: .saved, paths: ["s3://pics/ds/000000.tar"])
+        summary.add(row)
+        XCTAssertEqual(summary.uploaded, 2)
+        summary.reclassify(row, as: .failed(DownloadError(.storage, "PUT failed")))
+        XCTAssertEqual(summary.uploaded, 1)
+        // A skipped file the store lacked, uploaded again.
+        var skipped = DownloadResult(status: .skipped, paths: ["s3://pics/run1/a.jpg"])
+        skipped.uploadedObjects = 1
+        summary.add(skipped)
+        XCTAssertEqual(summary.uploaded, 2)
     }
 
     // MARK: - Summary

@@ -61,6 +61,11 @@ final class HelpTextTests: XCTestCase {
             XCTAssertTrue(kind.rawValue.allSatisfy { $0.isLowercase || $0 == "-" }, kind.rawValue)
         }
         XCTAssertEqual(DownloadError.Kind.truncated.rawValue, "truncated")
+        // Results files of builds before kebab-case still read back as their classes.
+        XCTAssertEqual(DownloadError.Kind(storedName: "notAnImage"), .notAnImage)
+        XCTAssertEqual(DownloadError.Kind(storedName: "not-an-image"), .notAnImage)
+        XCTAssertEqual(DownloadError.Kind(storedName: "tooLarge"), .tooLarge)
+        XCTAssertEqual(DownloadError.Kind(storedName: "something new"), .invalidInput)
         XCTAssertNotEqual(DownloadError.Kind.truncated, DownloadError.Kind.notAnImage)
     }
 

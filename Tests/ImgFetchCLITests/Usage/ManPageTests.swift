@@ -1,4 +1,5 @@
 import Foundation
+@testable import ImgFetchCore
 import XCTest
 @testable import ImgFetchCLI
 
@@ -52,6 +53,24 @@ final class ManPageTests: XCTestCase {
         }.joined(separator: " ")
         let documented = Set(environment.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map(String.init))
         for name in names.sorted() { XCTAssertTrue(documented.contains(name), "ENVIRONMENT lacks \(name)") }
+    }
+
+    /// The man page's JSON fields are the keys a `--jsonl` line has, in their order, a table's row
+    /// and a sample's key included.
+    func testJSONFieldsAreTheKeysOfAJSONLine() throws {
+        var result = DownloadResult.failed(DownloadError(.http, "HTTP 404"), attempts: 1, httpStatus: 404)
+        result.paths = []
+        let row = TableRow(caption: "a cat", columns: [TableColumn(name: "id", value: "7")])
+        let item = ItemReport(position: ListPosition(listName: "photos.csv", line: 2), displayURL: "http://example.com/a.jpg",
+                              result: result, row: row, sampleKey: "000000_000001")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(JSONLine.encode(item).utf8)) as? [String: Any])
+        let line = JSONLine.encode(item)
+        let keys = object.keys.sorted { line.range(of: "\"\($0)\":")!.lowerBound < line.range(of: "\"\($1)\":")!.lowerBound }
+        let documented = UsageDocument.jsonFields.flatMap { block -> [String] in
+            guard case .definitions(let definitions) = block else { return [] }
+            return definitions.flatMap { $0.term.components(separatedBy: ", ") }
+        }
+        XCTAssertEqual(documented, keys)
     }
 
     func testSectionsInOrder() {

@@ -207,7 +207,13 @@ final class ParsedURLTests: XCTestCase {
         }
         XCTAssertEqual(URLParseError.missingScheme.description, "not a valid URL: no scheme; add http:// or https:// in front")
         XCTAssertEqual(try? ParsedURL("HTTP://example.com/a.jpg").normalized, "http://example.com/a.jpg")
-        for name in ["urls.txt", "photo.jpg", "./list.txt", "lists/a.txt", "not a url/at all"] {
+        // URLs of other schemes keep libcurl's own error, not the hint.
+        for text in ["data:image/png;base64,iVBORw0KGgo=", "mailto:someone@example.com"] {
+            XCTAssertThrowsError(try ParsedURL(text)) { error in
+                XCTAssertNotEqual(error as? URLParseError, .missingScheme, text)
+            }
+        }
+        for name in ["urls.txt", "photo.jpg", "./list.txt", "lists/a.txt", "not a url/at all", "data:image/png", "about:blank"] {
             XCTAssertFalse(ParsedURL.isMissingItsScheme(name), name)
         }
     }

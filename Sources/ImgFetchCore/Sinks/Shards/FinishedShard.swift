@@ -81,7 +81,7 @@ public struct FinishedShard: Equatable {
                   let kind = fields.first(where: { $0.key == "class" }).flatMap({ JSONObjectScanner.string($0.value) }),
                   let message = fields.first(where: { $0.key == "message" }).flatMap({ JSONObjectScanner.string($0.value) })
             else { return nil }
-            failures[row] = Failure(error: DownloadError(DownloadError.Kind(rawValue: kind) ?? .invalidInput, message),
+            failures[row] = Failure(error: DownloadError(DownloadError.Kind(storedName: kind), message),
                                     httpStatus: value("http_status").flatMap { Int($0) })
         }
         return failures

@@ -90,6 +90,12 @@ final class TIFFCodecTests: CodecTestCase {
         var tiled = TIFFFixture(width: 40, height: 20, samples: 1, bits: 16, photometric: 1)
         (tiled.options.tile_width, tiled.options.tile_height, tiled.options.big_endian) = (16, 16, 1)
         try assertTruncationsFail(try tiled.encoded(), .tiff, prefixes: ["invalid TIFF: "])
+        // A file cut in its pixel data says so: class truncated, as for the other formats.
+        let bytes = try striped.encoded()
+        guard case .failure(let error) = try verify(Array(bytes.prefix(bytes.count * 3 / 4)), .tiff) else {
+            return XCTFail("a cut TIFF verified")
+        }
+        XCTAssertEqual(error.kind, .truncated, error.message)
     }
 
     func testLyingAndHostileFiles() throws {
