@@ -37,9 +37,6 @@ extension Run {
         var bytes = 0
     }
 
-    /// What a failure reported again from a complete shard says after its message.
-    static let earlierFailure = "in an earlier run; --retry-failed fetches it again"
-
     /// Most bytes of rows held back for one shard; past this the shard is fetched again rather
     /// than held whole (an estimate: 256 bytes a row besides its table columns).
     static let heldShardBudget = 64 << 20
@@ -93,8 +90,9 @@ extension Run {
                     reporter.model.itemQueued()
                     var result: DownloadResult
                     if let failure = holding.finished.failures[row.sequence % samples] {
-                        let error = DownloadError(failure.error.kind, failure.error.message + " (" + Self.earlierFailure + ")")
-                        result = DownloadResult(status: .failed, error: error)
+                        // The result line is the first run's, word for word (results are data, and a
+                        // re-run gives the same rows); the stderr line and the summary say it is old.
+                        result = DownloadResult(status: .failed, error: failure.error)
                         result.httpStatus = failure.httpStatus
                     } else {
                         result = DownloadResult(status: .skipped, paths: [path])

@@ -35,7 +35,7 @@ enum HumanResultLine {
         case .failed:
             let error = result.error
             let what = error?.kind == .invalidInput ? TerminalText.printable(item.position.description) : url
-            let tries = result.attempts > 1 ? " (after \(result.attempts) attempts)" : ""
+            let tries = result.attempts > 1 ? " (after \(result.attempts) attempts)" : result.fromEarlierRun ? " (in an earlier run)" : ""
             let message = TerminalText.printable(error?.message ?? "failed")
             line = paint("✗", SGR.red) + " " + what + "  " + paint(message + tries, SGR.red)
         case .cancelled:

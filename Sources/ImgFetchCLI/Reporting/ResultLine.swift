@@ -16,14 +16,20 @@ enum ResultLine {
         return "\(result.status.rawValue)\t\(clean(item.displayURL))\t\(clean(detail))\n"
     }
 
-    /// The stderr line for a failed item, or nil when it did not fail.
+    /// The stderr line for a failed item, or nil when it did not fail. A failure an earlier run
+    /// decided (a complete shard's row) says so, and how to try again; its result line does not,
+    /// since a re-run gives the same rows.
     static func error(_ item: ItemReport) -> String? {
         guard let error = item.result.error, item.result.status == .failed else { return nil }
-        if error.kind == .invalidInput { return clean("\(item.position): \(error.message)") + "\n" }
+        let earlier = item.result.fromEarlierRun ? " (\(earlierFailure))" : ""
+        if error.kind == .invalidInput { return clean("\(item.position): \(error.message)") + earlier + "\n" }
         let attempts = item.result.attempts
         let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
-        return "failed \(clean(item.displayURL)): \(clean(error.message))\(tries)\n"
+        return "failed \(clean(item.displayURL)): \(clean(error.message))\(tries)\(earlier)\n"
     }
+
+    /// What the stderr line of a failure reported again from a complete shard adds.
+    static let earlierFailure = "in an earlier run; --retry-failed fetches it again"
 
     /// Tabs, line breaks and other control characters in a field would break the one-line,
     /// tab-separated format (or a terminal): each becomes a space.
