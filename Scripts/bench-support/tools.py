@@ -57,7 +57,7 @@ class Imgfetch(Tool):
     def unavailable(self) -> str | None:
         if not os.access(self.binary, os.X_OK):
             return "not built"
-        help_text = _output([self.binary, "--help"])
+        help_text = _output([self.binary, "--help", "all"])  # every option (-h shows the common ones)
         for arg in self.extra:
             if arg.startswith("--") and not re.search(re.escape(arg) + r"\b", help_text):
                 return "n/a (option not available)"

@@ -345,7 +345,7 @@ class WanImgfetch(WanTool):
     def unavailable(self):
         if not os.access(self.binary, os.X_OK):
             return "not built"
-        help_text = _output([self.binary, "--help"])
+        help_text = _output([self.binary, "--help", "all"])  # every option (-h shows the common ones)
         missing = [a for a in (*self.needs, *self.extra)
                    if a.startswith("--") and not re.search(re.escape(a) + r"(?![\w.-])", help_text)]
         return f"n/a (this build has no {', '.join(missing)})" if missing else None

@@ -17,6 +17,25 @@ final class ExistingFileTests: EndToEndTestCase {
         XCTAssertEqual(try server.requests(to: "/files/").count, 0)
     }
 
+    /// Two URLs whose names collide get `img.jpg` and a side name; a later run of the second alone
+    /// keeps the second's own file, not the first's under the shared name.
+    func testARerunOfTheSecondOfTwoCollidingURLsKeepsItsOwnFile() throws {
+        let first = try addJPEG("img.jpg")
+        let second = Data(try server.fileData(try server.addSamples(count: 1, seed: 9).first { $0.hasSuffix(".jpg") }!))
+        try FileManager.default.createDirectory(at: server.root.appendingPathComponent("b"), withIntermediateDirectories: true)
+        try second.write(to: server.root.appendingPathComponent("b/img.jpg"))
+        let (a, b) = (server.url("/files/img.jpg"), server.url("/files/b/img.jpg"))
+        let both = try fetch([a, b])
+        XCTAssertEqual(both.exitCode, 0, both.stderr)
+        let sideName = try XCTUnwrap(both.result(for: b)?[2])
+        XCTAssertNotEqual(sideName, outputDirectory + "/img.jpg")
+        let again = try fetch([b])
+        XCTAssertEqual(again.exitCode, 0, again.stderr)
+        XCTAssertEqual(again.result(for: b), ["skipped", b, sideName])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: sideName)), second)
+        XCTAssertEqual(try outputData("img.jpg"), first)
+    }
+
     func testOverwriteReplacesTheFile() throws {
         let data = try addJPEG("a.jpg")
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)

@@ -61,7 +61,7 @@ final class TableInputTests: EndToEndTestCase {
         XCTAssertEqual(explicit.exitCode, 0, explicit.stderr)
         let mixed = try ImgFetchRunner.run([csv, misnamed, "-o", outputDirectory])
         XCTAssertEqual(mixed.exitCode, 2)
-        XCTAssertTrue(mixed.stderr.contains("'--input-format' is needed for lists of different formats"), mixed.stderr)
+        XCTAssertTrue(mixed.stderr.contains("'--input-format' is needed for lists whose names say different formats"), mixed.stderr)
     }
 
     func testATSVWithAnotherURLColumn() throws {

@@ -47,8 +47,9 @@ public enum OptionParser {
         guard let first = named.first else { return .txt }
         if let other = named.first(where: { $0.1 != first.1 }) {
             throw UsageError(option: "--input-format", problem: .combination(
-                "is needed for lists of different formats: '\(first.0)' reads as \(first.1.rawValue), '\(other.0)' as "
-                    + "\(other.1.rawValue); give it, or read them in separate runs"))
+                "is needed for lists whose names say different formats ('\(first.0)' reads as \(first.1.rawValue), "
+                    + "'\(other.0)' as \(other.1.rawValue)): give it when they are of one format after all, or read them "
+                    + "in separate runs"))
         }
         return first.1
     }

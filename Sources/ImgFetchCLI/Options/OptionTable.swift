@@ -42,7 +42,8 @@ enum OptionTable {
             },
             .choice("name", "url|hash", \.naming, expected: "expected 'url' or 'hash'", default: "url",
                     help: "file names from the URL's last path segment, or from its SHA-256"),
-            .flag("overwrite", help: "replace files that already exist") { $0.existingFiles = .overwrite }.common(),
+            .flag("overwrite", help: "replace files that already exist (not the cache's: a file indexed for its URL is "
+                      + "revalidated; --cache-policy reload downloads again)") { $0.existingFiles = .overwrite }.common(),
             .flag("skip-existing", default: .selected, help: "keep files that already exist") {
                 $0.existingFiles = .skip
             },
@@ -286,7 +287,8 @@ enum OptionTable {
     static let endOfOptionsHelp = "end of options; later arguments are lists"
 
     /// What the option list cannot say one option at a time.
-    static let notes = "Short options bundle (-qj4); SEC is a decimal number of seconds."
+    static let notes = "Short options bundle (-qj4). SEC is seconds, or has a unit (500ms, 5s, 2m, 1h); sizes take k, M "
+        + "or G, with or without B or iB, all powers of 1024 (10M = 10MB = 10MiB)."
 
     static let byLongName: [String: OptionSpec] = Dictionary(uniqueKeysWithValues: options.map { ($0.long, $0) })
 

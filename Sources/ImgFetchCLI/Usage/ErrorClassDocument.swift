@@ -18,7 +18,8 @@ enum ErrorClassDocument {
         .init(kind: .timeout, meaning: "no progress for --timeout, a connect over --connect-timeout, or --max-time ran out",
               retry: "yes"),
         .init(kind: .dns, meaning: "the host name did not resolve", retry: "rarely; check the name"),
-        .init(kind: .network, meaning: "refused, reset, an empty reply, an HTTP/2 stream error or another transport failure",
+        .init(kind: .network, meaning: "refused, reset, an empty reply, a body shorter than its Content-Length, an HTTP/2 "
+                  + "stream error or another transport failure",
               retry: "yes"),
         .init(kind: .tls, meaning: "the certificate or the TLS handshake failed",
               retry: "no, unless the server's certificate or --cacert changes"),
@@ -27,7 +28,8 @@ enum ErrorClassDocument {
         .init(kind: .tooLarge, meaning: "the body is over --max-size, or the image over --max-pixels",
               retry: "no, unless the limit is raised"),
         .init(kind: .notAnImage, meaning: "the body is not an image (an HTML page, say), or a corrupt one", retry: "no"),
-        .init(kind: .truncated, meaning: "an image whose data ends before its last pixel: the server sent a cut-off file",
+        .init(kind: .truncated, meaning: "a body that arrived whole, holding an image whose data ends before its last "
+                  + "pixel: the server has a cut-off file",
               retry: "perhaps; the server may send it whole another time"),
         .init(kind: .unverified, meaning: "with --require-verified: a format imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC)",
               retry: "no"),
@@ -42,8 +44,8 @@ enum ErrorClassDocument {
         .init(kind: .invalidInput, meaning: "the list line is not a usable URL; the message names FILE:LINE",
               retry: "no; fix the line"),
         .init(kind: .cancelled, meaning: "the run was interrupted (Ctrl-C, SIGTERM) before the item was done", retry: "yes"),
-        .init(kind: .hostUnreachable, meaning: "not tried: its host failed --host-failures times in a row (refused, DNS, "
-                  + "TLS, connect timeout)", retry: "yes, later"),
+        .init(kind: .hostUnreachable, meaning: "not tried, or not tried again: its host failed --host-failures times in a "
+                  + "row (refused, DNS, TLS, connect timeout)", retry: "yes, later"),
         .init(kind: .optOut, meaning: "the response's X-Robots-Tag opts out (noai, noimageai, …), without --ignore-opt-out",
               retry: "no"),
         .init(kind: .deadline, meaning: "the run's --deadline came first", retry: "yes"),

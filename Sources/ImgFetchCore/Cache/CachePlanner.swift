@@ -84,6 +84,10 @@ struct CachePlanner {
         }
         let wanted = wantedName(entry.format)
         if existingFiles == .skip, !entry.owns(wanted), fileStamp(wanted) != nil {
+            // The name is taken by another file. When this URL's own file is in the index under
+            // another name (an earlier run gave the name to another URL and this one a side name),
+            // that file is the one kept, not the other URL's.
+            if let own = entry.files.first(where: { $0.matches(fileStamp($0.name)) }) { return .keepExisting(name: own.name) }
             return .keepExisting(name: wanted)
         }
         // The wanted file itself is the best source; any other indexed copy of the body will do.

@@ -22,6 +22,8 @@ enum ListLineParser {
         var priority: RequestPriority?
         for field in fields {
             guard let equals = field.firstIndex(of: "=") else {
+                // Words after something that is no URL at all: the first word is the problem.
+                if !urlText.contains(":") { return invalid("not a URL: '\(urlText)' has no http:// or https://") }
                 return invalid("unexpected text '\(field)' after the URL (spaces in a URL must be written %20)")
             }
             let key = field[..<equals]

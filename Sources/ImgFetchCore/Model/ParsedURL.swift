@@ -32,7 +32,7 @@ public struct ParsedURL: Sendable, Hashable, CustomStringConvertible {
         let setCode = curl_url_set(handle, CURLUPART_URL, string, UInt32(CURLU_NON_SUPPORT_SCHEME))
         guard setCode == CURLUE_OK else {
             if Self.isMissingItsScheme(string) { throw .missingScheme }
-            throw .invalid(String(cString: curl_url_strerror(setCode)).lowercased())
+            throw .invalid(String(cString: curl_url_strerror(setCode)).lowercased().replacing(" url", with: " URL"))
         }
         guard let rawScheme = Self.part(handle, CURLUPART_SCHEME) else { throw .invalid("no scheme") }
         let scheme = Self.lowercased(rawScheme)

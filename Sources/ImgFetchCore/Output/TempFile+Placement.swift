@@ -37,7 +37,7 @@ extension TempFile {
         try writeOut()
         guard overwrite else {
             guard let code = link(as: finalPath) else { return .saved }
-            if code == EEXIST { return .existed }
+            if code == EEXIST { return try Self.existing(at: finalPath) }
             return try placeCopy(at: finalPath, overwrite: false, after: code)
         }
         var code = EEXIST
@@ -55,6 +55,17 @@ extension TempFile {
         }
         if code == EEXIST { throw DownloadError(.filesystem, "cannot write \(finalPath): no unique side name in \(directory)") }
         return try placeCopy(at: finalPath, overwrite: true, after: code)
+    }
+
+    /// What is at `finalPath` when it could not be replaced: a file (or a symlink, which is never
+    /// followed) that `--skip-existing` keeps, or a directory in the way, which is no image of this
+    /// item's and fails it.
+    private static func existing(at finalPath: String) throws(DownloadError) -> Commit {
+        var info = stat()
+        if lstat(finalPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            throw DownloadError(.filesystem, "cannot write \(finalPath): a directory is in the way")
+        }
+        return .existed
     }
 
     /// Names the file `target` with a hard link; errno on failure.
@@ -86,7 +97,7 @@ extension TempFile {
             return .saved
         }
         let code = errno
-        if code == EEXIST && !overwrite { return .existed }
+        if code == EEXIST && !overwrite { return try Self.existing(at: finalPath) }
         guard code == EINVAL && !overwrite else { throw DownloadError.writing(finalPath, code) }
         throw DownloadError(.filesystem, "cannot write \(finalPath): the file system supports neither hard links nor renaming without replacing")
     }

@@ -454,8 +454,8 @@ final class OptionParserTests: XCTestCase {
         XCTAssertFalse(parse("photos.csv").inputFormatGiven)
         // A key column needs a table: one named .csv is one.
         XCTAssertEqual(parse("photos.csv", "--output-format", "webdataset", "--key-column", "id").table.keyColumn, "id")
-        XCTAssertEqual(failure("a.csv", "b.txt"), "option '--input-format' is needed for lists of different formats: "
-            + "'a.csv' reads as csv, 'b.txt' as txt; give it, or read them in separate runs")
+        XCTAssertEqual(failure("a.csv", "b.txt"), "option '--input-format' is needed for lists whose names say different formats "
+            + "('a.csv' reads as csv, 'b.txt' as txt): give it when they are of one format after all, or read them in separate runs")
         XCTAssertEqual(parse("a.csv", "b.txt", "--input-format", "csv").table.format, .csv)
     }
 

@@ -79,11 +79,15 @@ final class CachePlannerTests: XCTestCase {
         XCTAssertEqual(plan(planner(), fresh), .serve(fresh, source: "copy.jpg", outcome: .fresh))
     }
 
+    /// Another file holds the wanted name: skip-existing keeps it, and the item's result is its own
+    /// indexed file (an earlier run's side name), not the other file.
     func testAnUnindexedFileAtTheWantedNameFollowsSkipExisting() {
         disk["a.jpg"] = 99
         disk["copy.jpg"] = 10
         let fresh = entry(fresh: true, files: ["copy.jpg": 10])
-        XCTAssertEqual(plan(planner(), fresh), .keepExisting(name: "a.jpg"))
+        XCTAssertEqual(plan(planner(), fresh), .keepExisting(name: "copy.jpg"))
+        let gone = entry(fresh: true, files: ["gone.jpg": 10])
+        XCTAssertEqual(plan(planner(), gone), .keepExisting(name: "a.jpg"), "no own file left: the name's file is kept")
         XCTAssertEqual(plan(planner(existing: .overwrite), fresh), .serve(fresh, source: "copy.jpg", outcome: .fresh))
     }
 

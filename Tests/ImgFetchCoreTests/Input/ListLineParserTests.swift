@@ -158,4 +158,13 @@ final class ListLineParserTests: XCTestCase {
     }
 
     private struct ParseFailure: Error {}
+
+    /// Words that are no URL at all: the first one is named, not the second.
+    func testWordsThatAreNoURLSaySo() {
+        XCTAssertEqual(ListLineParser.parse("not a url at all"),
+                       .invalid(text: "not", reason: "not a URL: 'not' has no http:// or https://"))
+        XCTAssertEqual(ListLineParser.parse("http://example.com/a.jpg extra"),
+                       .invalid(text: "http://example.com/a.jpg", reason: "unexpected text 'extra' after the URL (spaces in a URL must be written %20)"))
+    }
+
 }

@@ -158,6 +158,18 @@ final class TempFileTests: TempFileTestCase {
         }
     }
 
+    /// A directory at the name is no file to keep: the item fails (class filesystem), not "skipped".
+    func testADirectoryInTheWayFailsTheItem() throws {
+        try forEachKind {
+            XCTAssertEqual(mkdir(directory + "/cat.jpg", 0o755), 0)
+            defer { rmdir(directory + "/cat.jpg") }
+            XCTAssertThrowsError(try place("body", at: "cat.jpg")) { error in
+                XCTAssertEqual(error as? DownloadError,
+                               DownloadError(.filesystem, "cannot write \(directory)/cat.jpg: a directory is in the way"))
+            }
+        }
+    }
+
     func testDanglingSymlinkAtFinalPathIsNotFollowed() throws {
         try forEachKind {
             let target = directory + "/created-through-link"
