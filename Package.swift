@@ -37,7 +37,8 @@ let package = Package(
         .target(name: "CImageCodec", dependencies: ["CPNG", "CJPEG", "CWebP", "CGIF", "CAVIF", "CTIFF"],
                 cSettings: hardenedC,
                 linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("avif")]),
-        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents", "CFileSystem"]),
+        .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents",
+                                                     "CFileSystem", "CDecompress"]),
         .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning", "CProcessArguments"]),
         // The tests' image encoders (every image a test decodes is made by them, then damaged):
@@ -55,6 +56,9 @@ let package = Package(
         .target(name: "CThreadName", cSettings: hardenedC),
         .target(name: "CSocketEvents", cSettings: hardenedC),
         .target(name: "CFileSystem", cSettings: hardenedC),
+        // Parquet pages' codecs: Snappy, Zstandard and gzip, from Debian's libraries.
+        .target(name: "CDecompress", cSettings: hardenedC,
+                linkerSettings: [.linkedLibrary("snappy"), .linkedLibrary("zstd"), .linkedLibrary("z")]),
     ],
     swiftLanguageModes: [.v6]
 )

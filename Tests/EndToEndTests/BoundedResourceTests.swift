@@ -35,6 +35,29 @@ final class BoundedResourceTests: EndToEndTestCase {
         try assertPeakRSS(file: "rss", "2,000,000 lines")
     }
 
+    /// A LAION-shaped Parquet file of a million rows (pyarrow, Snappy, dictionary-encoded URLs and
+    /// text, nulls, a float similarity) streams through in the same bound: a page per column, not
+    /// the row group.
+    func testAMillionRowParquetFileStreamsInConstantMemory() throws {
+        let binary = try releaseBinary()
+        let list = scratch.file("laion.parquet").path
+        let made = try ImgFetchRunner.run([TestServer.packageRoot.appendingPathComponent("Scripts/test-support/make_parquet.py").path, list,
+                                           "--rows", "1000000", "--url-base", server.base + "/len"],
+                                          executable: TestServer.packageRoot.appendingPathComponent(".venv-tests/bin/python"))
+        XCTAssertEqual(made.exitCode, 0, made.stderr)
+        let run = try ImgFetchRunner.runShell("""
+            /usr/bin/time -f '%M' -o '\(scratch.file("rss").path)' '\(binary)' '\(list)' -o '\(outputDirectory)' \
+                --caption-column caption --cache-policy only-if-cached --failures-are-data --jsonl 2> '\(scratch.file("stderr").path)' \
+              | awk '/"similarity":0.253,/ { typed++ } END { print NR, typed + 0 }'
+            """)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        // A result line per row, and the float column typed in each row that has it.
+        let typed = (0..<1_000_000).filter { $0 % 100 == 3 && $0 % 11 != 5 }.count
+        XCTAssertEqual(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "1000000 \(typed)")
+        XCTAssertEqual(try server.requests().count, 0)
+        try assertPeakRSS(file: "rss", "a million Parquet rows")
+    }
+
     /// `yes URL | imgfetch -`: a list that never ends runs in constant memory until interrupted,
     /// then exits 130 with its summary.
     func testAListThatNeverEndsRunsInConstantMemoryUntilInterrupted() throws {

@@ -96,7 +96,8 @@ final class DocumentedExampleTests: XCTestCase {
     // MARK: - Running
 
     /// What the examples read: a list of six images, a table of them, a page linking them, a
-    /// cluster's `/data/urls.txt`; and `cat.jpg`, which the first example fetches.
+    /// cluster's `/data/urls.txt`, a LAION-shaped Parquet part; and `cat.jpg`, which the first
+    /// example fetches.
     private func fixtures() throws -> URL {
         let directory = scratch.url
         let names = try server.addSamples(count: 3)
@@ -111,6 +112,13 @@ final class DocumentedExampleTests: XCTestCase {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         try FileManager.default.copyItem(at: directory.appendingPathComponent("urls.txt"), to: directory.appendingPathComponent("data/urls.txt"))
+        // LAION's shape, for the Parquet example: rows whose URLs are the server's img0.jpg, img1.jpg, ….
+        for index in 0..<3 { try server.addFile("img\(index).jpg", try server.fileData("cat.jpg")) }
+        let parquet = try ImgFetchRunner.run([TestServer.packageRoot.appendingPathComponent("Scripts/test-support/make_parquet.py").path,
+                                              directory.appendingPathComponent("laion-part-00000.parquet").path, "--rows", "3",
+                                              "--url-base", server.url("/files")],
+                                             executable: TestServer.packageRoot.appendingPathComponent(".venv-tests/bin/python"))
+        XCTAssertEqual(parquet.exitCode, 0, parquet.stderr)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("home/.local/share/bash-completion/completions"),
                                                 withIntermediateDirectories: true)
         return directory

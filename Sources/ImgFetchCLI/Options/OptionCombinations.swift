@@ -49,7 +49,7 @@ enum OptionCombinations {
             return
         }
         if options.table.keyColumn != nil && options.table.format == .txt {
-            throw UsageError(option: "--key-column", problem: .combination("needs --input-format csv, tsv or jsonl"))
+            throw UsageError(option: "--key-column", problem: .combination("needs a table: --input-format csv, tsv, jsonl or parquet"))
         }
         let fileOptions = [("--gallery", options.galleryFile != nil, "shards have no image files to show"),
                            ("--name", options.naming != defaults.naming, "samples are named by their key"),

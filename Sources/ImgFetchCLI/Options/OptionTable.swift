@@ -9,15 +9,16 @@ enum OptionTable {
         OptionGroup("Input", topic: "input", [
             .choice("input-format", "FORMAT", \.table.format, default: "by name",
                     help: "how lists are read; txt: a URL per line with out= and priority=; csv (RFC 4180) or tsv: a table "
-                        + "with a header row; jsonl: a JSON object per line; a table's columns go into each item's JSON result; "
-                        + "by default a list's name says (.csv, .tsv, .jsonl or .ndjson; any other: txt)").common(),
+                        + "with a header row; jsonl: a JSON object per line; parquet: an Apache Parquet table (a file, or a "
+                        + "directory of part files); a table's columns go into each item's JSON result; by default a list's "
+                        + "name says (.csv, .tsv, .jsonl or .ndjson, .parquet; any other: txt)").common(),
             .value("url-column", "NAME", .text, default: "url",
-                   help: "with csv, tsv or jsonl: the column that holds the URLs") {
+                   help: "with a table (csv, tsv, jsonl, parquet): the column that holds the URLs") {
                 options, value, spelling throws(UsageError) in
                 options.table.urlColumn = try ValueParser.columnName(value, for: spelling)
             }.common(),
             .value("caption-column", "NAME", .text,
-                   help: "with csv, tsv or jsonl: the column that holds each image's caption") {
+                   help: "with a table: the column that holds each image's caption") {
                 options, value, spelling throws(UsageError) in
                 options.table.captionColumn = try ValueParser.columnName(value, for: spelling)
             }.common(),

@@ -10,7 +10,7 @@ enum UsageDocument {
 
     /// What the short help says under the usage line.
     static let briefDescription = "Fetch many images fast and safely: each URL given, and the URLs of each LIST (a "
-        + "URL per line, or a CSV, TSV or JSONL table; '-' or none: stdin)."
+        + "URL per line, or a CSV, TSV, JSONL or Parquet table; '-' or none: stdin)."
 
     static let description: [TextBlock] = [
         .paragraph("imgfetch fetches each URL given as an argument and the URLs of each LIST ('-' or no "

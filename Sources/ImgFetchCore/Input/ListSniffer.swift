@@ -15,6 +15,7 @@ public enum ListSniffer {
         case "csv": return .csv
         case "tsv": return .tsv
         case "jsonl", "ndjson": return .jsonl
+        case "parquet": return .parquet
         default: return .txt
         }
     }

@@ -14,6 +14,7 @@ public final class ListSource: @unchecked Sendable {
     private enum Reader {
         case lines(LineReader)
         case table(TableReader)
+        case parquet(ParquetTableReader)
         /// A URL argument: its entry until it is read.
         case argument(line: Int, entry: ListEntry?)
     }
@@ -29,6 +30,7 @@ public final class ListSource: @unchecked Sendable {
         case .csv: reader = .table(try TableReader(descriptor: descriptor, dialect: .csv, settings: settings, listName: name))
         case .tsv: reader = .table(try TableReader(descriptor: descriptor, dialect: .tsv, settings: settings, listName: name))
         case .jsonl: reader = .table(TableReader(jsonLinesOf: descriptor, settings: settings))
+        case .parquet: reader = .parquet(try ParquetTableReader(descriptor: descriptor, settings: settings, listName: name))
         }
     }
 
@@ -50,12 +52,18 @@ public final class ListSource: @unchecked Sendable {
     /// Opens every list before the run starts, so an unreadable one (or a table without the URL
     /// column) is a `ListError` before anything starts, not a half-done run.
     public static func openAll(_ paths: [String], settings: TableSettings = TableSettings()) throws(ListError) -> [ListSource] {
+        if settings.format == .parquet && (paths.isEmpty || paths.contains("-")) {
+            throw ListError(message: "a Parquet list cannot be read from stdin: its footer is at its end; give the file's name")
+        }
         if paths.isEmpty { return [try ListSource(name: "<stdin>", descriptor: STDIN_FILENO, settings: settings)] }
         if settings.format != .txt && paths.filter({ $0 == "-" }).count > 1 {
             // A second reader would take a row from the middle of the input for its header.
             throw ListError(message: "stdin ('-') can be given only once with --input-format \(settings.format.rawValue)")
         }
         var sources: [ListSource] = []
+        var expanded: [String] = []
+        for path in paths { expanded += settings.format == .parquet ? try parquetParts(path) : [path] }
+        let paths = expanded
         for (index, path) in paths.enumerated() {
             if isURL(argument: path) {
                 sources.append(ListSource(argument: path, position: index + 1))
@@ -83,6 +91,29 @@ public final class ListSource: @unchecked Sendable {
         return sources
     }
 
+    /// The Parquet files a list argument names: a directory's `*.parquet` files (a dataset's part
+    /// files, by name), a quoted glob's matches (`'parts/*.parquet'`), in order, or the path itself.
+    static func parquetParts(_ path: String) throws(ListError) -> [String] {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { return [path] }
+            guard let directory = opendir(path) else { throw ListError(message: "cannot read list '\(path)': \(Errno.describe())") }
+            defer { closedir(directory) }
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name.hasSuffix(".parquet") && !name.hasPrefix(".") { names.append(name) }
+            }
+            guard !names.isEmpty else { throw ListError(message: "list '\(path)' is a directory without .parquet files") }
+            return names.sorted().map { (path.hasSuffix("/") ? path : path + "/") + $0 }
+        }
+        guard path.contains(where: { "*?[".contains($0) }) else { return [path] }
+        var matches = glob_t()
+        defer { globfree(&matches) }
+        guard glob(path, 0, nil, &matches) == 0 else { throw ListError(message: "list '\(path)' matches no file") }
+        return (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+    }
+
     /// Entries read so far that are not blank lines or comments: items, bad lines, a read error.
     public private(set) var entries = 0
 
@@ -101,6 +132,10 @@ public final class ListSource: @unchecked Sendable {
         case .table(var table):
             let next = table.next()
             reader = .table(table)
+            return next
+        case .parquet(var table):
+            let next = table.next()
+            reader = .parquet(table)
             return next
         case .lines(var lines):
             let line = lines.next()

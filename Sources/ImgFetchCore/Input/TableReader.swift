@@ -111,7 +111,7 @@ struct TableReader {
         guard let urlText = JSONObjectScanner.string(urlValue)?.trimmingWhitespace else {
             return .invalid(text: "", reason: "the '\(settings.urlColumn)' member is not a string", row: row)
         }
-        return item(urlText, column: settings.urlColumn, row: row)
+        return Self.item(urlText, column: settings.urlColumn, row: row)
     }
 
     private func entry(_ fields: [String]) -> ListEntry {
@@ -125,11 +125,11 @@ struct TableReader {
             passed.append(TableColumn(name: name, value: fields[index]))
         }
         let row = TableRow(caption: captionIndex.map { fields[$0] }, columns: passed, key: keyIndex.map { fields[$0] })
-        return item(urlText, column: columns[urlIndex], row: row)
+        return Self.item(urlText, column: columns[urlIndex], row: row)
     }
 
-    /// The row's item, or why its URL cannot be fetched.
-    private func item(_ urlText: String, column: String, row: TableRow) -> ListEntry {
+    /// The row's item, or why its URL cannot be fetched (a Parquet row's too).
+    static func item(_ urlText: String, column: String, row: TableRow) -> ListEntry {
         guard !urlText.isEmpty else { return .invalid(text: "", reason: "empty URL in column '\(column)'", row: row) }
         if urlText.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             return .invalid(text: urlText, reason: "control character in the URL of column '\(column)'", row: row)

@@ -24,4 +24,6 @@ public enum InputFormat: String, CaseIterable, Sendable {
     case tsv
     /// JSON Lines: one JSON object per line, its members the columns.
     case jsonl
+    /// Apache Parquet: a flat table (LAION's and DataComp's lists), read a page at a time.
+    case parquet
 }

@@ -474,7 +474,7 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(failure("--shard-samples", "5"), "option '--shard-samples' needs --output-format webdataset")
         XCTAssertEqual(failure("--key-column", "id", "--input-format", "csv"), "option '--key-column' needs --output-format webdataset")
         XCTAssertEqual(failure("--output-format", "webdataset", "--key-column", "id"),
-                       "option '--key-column' needs --input-format csv, tsv or jsonl")
+                       "option '--key-column' needs a table: --input-format csv, tsv, jsonl or parquet")
         XCTAssertEqual(failure("--output-format", "webdataset", "--gallery", "g.html"),
                        "option '--gallery' cannot be used with --output-format webdataset: shards have no image files to show")
         XCTAssertEqual(failure("--output-format", "webdataset", "--overwrite"),

@@ -39,7 +39,8 @@ final class ManPageTests: XCTestCase {
         let enumerator = try XCTUnwrap(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
         var names: Set<String> = ["TERM", "TMUX", "TMPDIR"]
         let pattern = try NSRegularExpression(pattern: #""([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)""#)
-        for case let file as URL in enumerator where file.pathExtension == "swift" {
+        // The Parquet reader's names are the format's words (DELTA_BINARY_PACKED), not variables.
+        for case let file as URL in enumerator where file.pathExtension == "swift" && !file.path.contains("/Input/Parquet/") {
             let text = try String(contentsOf: file, encoding: .utf8)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 names.insert(String(text[Range(match.range(at: 1), in: text)!]))

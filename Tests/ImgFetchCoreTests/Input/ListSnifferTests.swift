@@ -6,7 +6,7 @@ import XCTest
 final class ListSnifferTests: XCTestCase {
     func testTheNameChoosesTheFormat() {
         let cases: [(String, InputFormat?)] = [
-            ("photos.csv", .csv), ("dir.v2/PHOTOS.CSV", .csv), ("a.tsv", .tsv), ("rows.jsonl", .jsonl), ("rows.ndjson", .jsonl),
+            ("photos.csv", .csv), ("dir.v2/PHOTOS.CSV", .csv), ("a.tsv", .tsv), ("rows.jsonl", .jsonl), ("rows.ndjson", .jsonl), ("laion-00000.parquet", .parquet),
             ("urls.txt", .txt), ("urls", .txt), (".csv", .txt), ("data.csv.gz", .txt), ("-", nil),
         ]
         for (name, format) in cases { XCTAssertEqual(ListSniffer.format(ofListNamed: name), format, name) }
