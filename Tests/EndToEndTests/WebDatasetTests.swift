@@ -162,6 +162,25 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertEqual(caption.stdout, "a new caption")
     }
 
+    /// Samples smaller than `--resize` are enlarged in a dataset, so a center crop is always N×N
+    /// (img2dataset's sizes); `--no-upscale` keeps them small.
+    func testSamplesHaveTheSizeAskedFor() throws {
+        let table = try writeTable()
+        for (extra, size) in [([String](), 1000), (["--no-upscale"], nil)] {
+            let out = scratch.file("big\(extra.count)").path
+            XCTAssertEqual(try fetchShards(table, into: out, ["--resize", "1000"] + extra).exitCode, 1)
+            let json = try ImgFetchRunner.run(["-xOf", shard("000000.tar", in: out), "000000_000000.json"],
+                                              executable: URL(fileURLWithPath: "/bin/tar"))
+            let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            if let size {
+                XCTAssertEqual(record["width"] as? Int, size, json.stdout)
+                XCTAssertEqual(record["height"] as? Int, size, json.stdout)
+            } else {
+                XCTAssertLessThan(record["width"] as? Int ?? 1000, 1000, json.stdout)
+            }
+        }
+    }
+
     /// `--retry-failed`: the complete shards with failed rows are made again (their rows fetched
     /// again), the others still skipped without a request.
     func testRetryFailedMakesTheShardsWithFailuresAgain() throws {

@@ -15,7 +15,11 @@ enum OptionCombinations {
                 "cannot be used with --resize: it is --resize N --fit keep-ratio-largest; give one of them"))
         }
         // The defaults (keep-ratio-largest, black) are what --max-dimension does, so they pass unremarked.
+        if options.given.contains("upscale") && options.given.contains("no-upscale") {
+            throw UsageError(option: "--no-upscale", problem: .combination("cannot be used with --upscale; give one of them"))
+        }
         for (option, given) in [("--fit", options.fit != .keepRatioLargest), ("--upscale", options.upscale),
+                                ("--no-upscale", options.given.contains("no-upscale")),
                                 ("--pad-color", options.padColor != .black)] where given && options.resize == nil {
             throw UsageError(option: option, problem: .combination("needs --resize N"))
         }

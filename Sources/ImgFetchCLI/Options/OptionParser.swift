@@ -34,6 +34,11 @@ public enum OptionParser {
             && (options.resize != nil || options.maxDimension != nil) {
             options.saveAs = .jpeg
         }
+        // A dataset's samples have the size asked for, as img2dataset makes them: small images are
+        // enlarged unless --no-upscale. (--max-dimension is a most, never a size.)
+        if options.outputFormat == .webdataset && options.resize != nil && !options.given.contains("no-upscale") {
+            options.upscale = true
+        }
         try OptionCombinations.check(options)
         return options
     }

@@ -68,7 +68,11 @@ enum OptionTable {
                     help: "how --resize applies; keep-ratio: the shorter side becomes N; keep-ratio-largest: the longer "
                         + "side becomes N; center-crop: an NxN crop of the keep-ratio image; pad: NxN, the "
                         + "keep-ratio-largest image centered on --pad-color").common(),
-            .flag("upscale", help: "with --resize: also enlarge images smaller than N (bilinear)") { $0.upscale = true },
+            .flag("upscale", help: "with --resize in files mode: also enlarge images smaller than N (bilinear); "
+                      + "a dataset enlarges by default, so that every sample has the size asked for") { $0.upscale = true },
+            .flag("no-upscale", help: "with --resize in a dataset: never enlarge (a small image keeps its size)") {
+                $0.upscale = false
+            },
             .value("pad-color", "RRGGBB", .text, default: "000000",
                    help: "with --fit pad: the color around the image, in hex") {
                 options, value, spelling throws(UsageError) in

@@ -300,6 +300,17 @@ final class OptionParserTests: XCTestCase {
         }
     }
 
+    /// A dataset's samples have the size asked for: --resize enlarges there unless --no-upscale;
+    /// files are not enlarged unless --upscale; --max-dimension never enlarges.
+    func testADatasetEnlargesByDefault() {
+        XCTAssertTrue(parse("--output-format", "webdataset", "--resize", "256", "--fit", "center-crop").upscale)
+        XCTAssertFalse(parse("--output-format", "webdataset", "--resize", "256", "--no-upscale").upscale)
+        XCTAssertFalse(parse("--output-format", "webdataset", "--max-dimension", "256").upscale)
+        XCTAssertFalse(parse("--resize", "256", "--save-as", "png").upscale)
+        XCTAssertTrue(parse("--resize", "256", "--save-as", "png", "--upscale").upscale)
+        XCTAssertEqual(failure("--no-upscale"), "option '--no-upscale' needs --resize N")
+    }
+
     func testHelpTakesATopic() {
         XCTAssertEqual(parse("--help", "all").action, .help(.all))
         XCTAssertEqual(parse("-h", "requests").action, .help(.group("requests")))
