@@ -211,7 +211,7 @@ final class DecodingTests: EndToEndTestCase {
         // 16 × 160: every mode shrinks it to 12.
         try server.addFile("photo.jpeg", jpeg)
         let source = try XCTUnwrap(try NetpbmImage.reference("djpeg", ["-ppm"], file: server.root.appendingPathComponent("photo.jpeg")))
-        for (fit, extra) in [("center-crop", [String]()), ("pad", ["--pad-color", "ff0000"]), ("keep-ratio", []), ("keep-ratio-largest", [])] {
+        for (fit, extra) in [("center-crop", [String]()), ("pad", ["--background", "ff0000"]), ("keep-ratio", []), ("keep-ratio-largest", [])] {
             let run = try fetch([server.url("/files/photo.jpeg")],
                                 ["--save-as", "png", "--resize", "12", "--fit", fit, "--overwrite", "--jsonl"] + extra)
             XCTAssertEqual(run.exitCode, 0, run.stderr)

@@ -6,6 +6,8 @@ extension ShardInput {
     static func settings(_ options: CommandLineOptions) -> String {
         var parts = ["webdataset/1", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
         if let quality = options.quality { parts.append("quality=\(quality)") }
+        // What transparency is flattened onto (JPEG); black, unnamed, before --background.
+        if options.saveAs == .jpeg && options.background != .black { parts.append("background=\(options.background.hex)") }
         if let resize = options.downloaderConfiguration(outputDirectory: ".").resize {
             parts.append("resize=\(resize.size):\(resize.fit.rawValue):\(resize.upscale ? "upscale" : "no-upscale"):\(resize.padColor.hex)")
         }

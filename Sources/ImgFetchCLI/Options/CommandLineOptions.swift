@@ -105,8 +105,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var fit = Resize.Fit.keepRatioLargest
     /// `--upscale`: enlarge images smaller than `--resize`.
     public var upscale = false
-    /// `--pad-color`: what `--fit pad` fills with.
-    public var padColor = Resize.Color.black
+    /// `--background`: what transparency is flattened onto (JPEG) and what `--fit pad` fills with.
+    public var background = Resize.Color.white
     /// The quality of `--save-as jpeg` or `webp`, 1-100; nil: the format's default.
     public var quality: Int?
     /// Skip full decoding (bodies are still sniffed).
@@ -202,8 +202,9 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.naming = naming
         configuration.saveAs = saveAs.configuration
         configuration.resize = (resize ?? maxDimension).map {
-            Resize(size: $0, fit: fit, upscale: upscale, padColor: padColor)
+            Resize(size: $0, fit: fit, upscale: upscale, padColor: background)
         }
+        configuration.background = background
         configuration.quality = quality
         configuration.verifyImages = !noDecode
         configuration.requireVerified = requireVerified

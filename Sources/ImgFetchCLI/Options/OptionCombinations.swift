@@ -20,11 +20,12 @@ enum OptionCombinations {
         }
         for (option, given) in [("--fit", options.fit != .keepRatioLargest), ("--upscale", options.upscale),
                                 ("--no-upscale", options.given.contains("no-upscale")),
-                                ("--pad-color", options.padColor != .black)] where given && options.resize == nil {
+                                ] where given && options.resize == nil {
             throw UsageError(option: option, problem: .combination("needs --resize N"))
         }
-        if options.padColor != .black && options.fit != .pad {
-            throw UsageError(option: "--pad-color", problem: .combination("needs --fit pad: the other modes add no border"))
+        if options.background != .white && options.saveAs == .original {
+            throw UsageError(option: "--background", problem: .combination(
+                "needs a pixel format to flatten or pad: add --save-as jpeg (or png, ppm, pam, webp); original bytes are saved unchanged"))
         }
         if options.quality != nil && options.saveAs != .jpeg && options.saveAs != .webp {
             throw UsageError(option: "--quality", problem: .combination(

@@ -57,7 +57,7 @@ enum OptionTable {
             .choice("save-as", "FORMAT", \.saveAs, default: "original",
                     help: "what is written; original: the verified bytes; png, ppm, pam, jpeg or webp: the decompressed "
                         + "pixels of the first frame, EXIF orientation applied, in png and pam with the source's channels and "
-                        + "bit depth, in jpeg 8-bit with alpha composited onto black, in webp 8-bit lossy with alpha").common(),
+                        + "bit depth, in jpeg 8-bit with alpha composited onto --background, in webp 8-bit lossy with alpha").common(),
             .value("resize", "N", .number,
                    help: "with a pixel --save-as: size the image to N pixels as --fit says (EXIF orientation first)") {
                 options, value, spelling throws(UsageError) in
@@ -67,16 +67,17 @@ enum OptionTable {
                     default: "keep-ratio-largest",
                     help: "how --resize applies; keep-ratio: the shorter side becomes N; keep-ratio-largest: the longer "
                         + "side becomes N; center-crop: an NxN crop of the keep-ratio image; pad: NxN, the "
-                        + "keep-ratio-largest image centered on --pad-color").common(),
+                        + "keep-ratio-largest image centered on --background").common(),
             .flag("upscale", help: "with --resize in files mode: also enlarge images smaller than N (bilinear); "
                       + "a dataset enlarges by default, so that every sample has the size asked for") { $0.upscale = true },
             .flag("no-upscale", help: "with --resize in a dataset: never enlarge (a small image keeps its size)") {
                 $0.upscale = false
             },
-            .value("pad-color", "RRGGBB", .text, default: "000000",
-                   help: "with --fit pad: the color around the image, in hex") {
+            .value("background", "RRGGBB", .text, default: "ffffff",
+                   help: "the color behind transparent pixels and around a padded image; in hex, white as img2dataset "
+                       + "and most thumbnailers flatten; with a pixel --save-as (jpeg flattens onto it, --fit pad fills with it)") {
                 options, value, spelling throws(UsageError) in
-                options.padColor = try ValueParser.color(value, for: spelling)
+                options.background = try ValueParser.color(value, for: spelling)
             },
             .value("max-dimension", "N", .number,
                    help: "with a pixel --save-as: shrink so the longer side is at most N pixels (--resize N)") {

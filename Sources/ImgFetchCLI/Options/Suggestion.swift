@@ -1,8 +1,9 @@
 /// "Did you mean …?" for a mistyped option or value: the closest of the words it could have been,
 /// when one is close enough to be what was meant.
 enum Suggestion {
-    /// Names other tools use for ours (img2dataset's resize modes and file extensions).
-    private static let aliases = ["border": "pad", "jpg": "jpeg"]
+    /// Names other tools use for ours (img2dataset's resize modes and file extensions), and ours of
+    /// before (`--pad-color`, now `--background`).
+    private static let aliases = ["border": "pad", "jpg": "jpeg", "pad-color": "background"]
 
     /// The word among `candidates` that `typed` most likely meant: the same after folding case and
     /// `_` to `-`, a known alias, the only one it begins (getopt's abbreviations, which imgfetch

@@ -15,7 +15,7 @@ enum ValueParser {
         return number
     }
 
-    /// `RRGGBB` in hex, as in CSS (a leading `#` is allowed; `--pad-color '#ffffff'`).
+    /// `RRGGBB` in hex, as in CSS (a leading `#` is allowed; `--background '#ffffff'`).
     static func color(_ value: String, for option: String) throws(UsageError) -> Resize.Color {
         let hex = value.hasPrefix("#") ? value.dropFirst() : Substring(value)
         guard hex.utf8.count == 6, let rgb = UInt32(hex, radix: 16), hex.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }) else {

@@ -83,6 +83,8 @@ public struct CacheEntry: Sendable, Equatable {
             // A lossy output's quality is part of what the file holds.
             (format.defaultQuality.map { "\(format.rawValue)@q\(configuration.quality ?? $0)" } ?? format.rawValue)
                 + (configuration.resize?.outputKindSuffix ?? "")
+                // What JPEG flattens transparency onto; black was the only one before --background.
+                + (format == .jpeg && configuration.background != .black ? ":on-" + configuration.background.hex : "")
         }
     }
 }

@@ -88,7 +88,8 @@ final class DecodeStage: Sendable {
         }
         let conversion = ImageConversion(pixelFormat: pixelFormat, resize: configuration.resize,
                                          output: output.writeDescriptor, scratchDirectory: configuration.outputDirectory,
-                                         memoryBudget: ImageCodec.defaultPixelMemory, quality: configuration.quality)
+                                         memoryBudget: ImageCodec.defaultPixelMemory, quality: configuration.quality,
+                                         background: configuration.background)
         return body.tempFile.withContents {
             ImageCodec.convert($0, format: format, conversion: conversion, limits: configuration.decodeLimits, budget: memory)
         }

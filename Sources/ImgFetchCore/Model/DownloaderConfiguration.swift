@@ -74,6 +74,10 @@ public struct DownloaderConfiguration: Sendable {
     public var resize: Resize?
     /// The quality of a lossy output (`--save-as jpeg`), 1-100; nil: the format's default.
     public var quality: Int?
+    /// What transparent pixels are composited onto where the output has no alpha (JPEG); white,
+    /// as img2dataset and most thumbnailers flatten. (`--fit pad` fills with `Resize.padColor`,
+    /// which the command line sets from the same `--background`.)
+    public var background = Resize.Color.white
     /// Decode every image of a decodable format fully (every frame) before saving it (`--no-decode`
     /// turns this off; bodies are still sniffed).
     public var verifyImages = true

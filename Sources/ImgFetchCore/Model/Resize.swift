@@ -26,6 +26,7 @@ public struct Resize: Sendable, Equatable {
         }
 
         public static let black = Color(red: 0, green: 0, blue: 0)
+        public static let white = Color(red: 255, green: 255, blue: 255)
 
         /// `RRGGBB` in lowercase hex.
         public var hex: String {
@@ -45,10 +46,10 @@ public struct Resize: Sendable, Equatable {
     /// Enlarge images smaller than `size` (`--upscale`); otherwise they keep their size, and only
     /// `pad` still makes a `size` × `size` output.
     public var upscale: Bool
-    /// What `pad` fills with.
+    /// What `pad` fills with (`--background`, white by default, as behind transparent pixels).
     public var padColor: Color
 
-    public init(size: Int, fit: Fit = .keepRatioLargest, upscale: Bool = false, padColor: Color = .black) {
+    public init(size: Int, fit: Fit = .keepRatioLargest, upscale: Bool = false, padColor: Color = .white) {
         self.size = max(1, size)
         self.fit = fit
         self.upscale = upscale
@@ -61,6 +62,7 @@ public struct Resize: Sendable, Equatable {
         var suffix = ":\(size)"
         if fit != .keepRatioLargest { suffix += ":" + fit.rawValue }
         if upscale { suffix += ":upscale" }
+        // Black was the only fill before --background: its outputs keep their kind.
         if fit == .pad && padColor != .black { suffix += ":" + padColor.hex }
         return suffix
     }

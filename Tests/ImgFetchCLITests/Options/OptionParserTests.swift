@@ -425,9 +425,12 @@ final class OptionParserTests: XCTestCase {
     // MARK: - --resize
 
     func testResizeOptionsMakeOneResize() {
-        let resize = parse("--save-as", "jpeg", "--resize", "256", "--fit", "pad", "--upscale", "--pad-color", "#FF8000")
+        let resize = parse("--save-as", "jpeg", "--resize", "256", "--fit", "pad", "--upscale", "--background", "#FF8000")
             .downloaderConfiguration(outputDirectory: ".").resize
         XCTAssertEqual(resize, Resize(size: 256, fit: .pad, upscale: true, padColor: Resize.Color(red: 255, green: 128, blue: 0)))
+        let configuration = parse("--save-as", "jpeg", "--background", "000000").downloaderConfiguration(outputDirectory: ".")
+        XCTAssertEqual(configuration.background, .black, "one option for what transparency is flattened onto")
+        XCTAssertEqual(parse("--save-as", "jpeg").downloaderConfiguration(outputDirectory: ".").background, .white, "white by default")
         XCTAssertEqual(parse("--save-as", "png", "--max-dimension", "64").downloaderConfiguration(outputDirectory: ".").resize,
                        Resize(size: 64, fit: .keepRatioLargest))
         XCTAssertEqual(parse("--save-as", "png", "--resize", "64").downloaderConfiguration(outputDirectory: ".").resize,
@@ -442,11 +445,12 @@ final class OptionParserTests: XCTestCase {
                        "option '--max-dimension' cannot be used with --resize: it is --resize N --fit keep-ratio-largest; give one of them")
         XCTAssertEqual(failure("--save-as", "png", "--fit", "center-crop"), "option '--fit' needs --resize N")
         XCTAssertEqual(failure("--save-as", "png", "--max-dimension", "9", "--upscale"), "option '--upscale' needs --resize N")
-        XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--pad-color", "ffffff"),
-                       "option '--pad-color' needs --fit pad: the other modes add no border")
+        XCTAssertEqual(failure("--background", "000000"), "option '--background' needs a pixel format to flatten or pad: "
+                        + "add --save-as jpeg (or png, ppm, pam, webp); original bytes are saved unchanged")
+        XCTAssertEqual(failure("--save-as", "png", "--pad-color", "ffffff"), "unknown option '--pad-color'; did you mean '--background'?")
         for bad in ["fff", "gggggg", "+fffff", "-fffff", "#12345", "1234567", ""] {
-            XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--fit", "pad", "--pad-color", bad),
-                           "invalid value '\(bad)' for '--pad-color': expected a color as six hex digits, RRGGBB (000000 is black, ffffff white)")
+            XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--fit", "pad", "--background", bad),
+                           "invalid value '\(bad)' for '--background': expected a color as six hex digits, RRGGBB (000000 is black, ffffff white)")
         }
         XCTAssertEqual(failure("--save-as", "png", "--resize", "9", "--fit", "square"),
                        "invalid value 'square' for '--fit': expected keep-ratio, keep-ratio-largest, center-crop, pad")

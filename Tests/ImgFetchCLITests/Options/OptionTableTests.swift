@@ -8,7 +8,7 @@ final class OptionTableTests: XCTestCase {
     static func companions(_ long: String) -> [String] {
         switch long {
         case "fit", "upscale": ["--save-as", "png", "--resize", "8"]
-        case "pad-color": ["--save-as", "png", "--resize", "8", "--fit", "pad"]
+        case "background": ["--save-as", "jpeg"]
         case "shard-samples", "shard-prefix": ["--output-format", "webdataset"]
         case "key-column": ["--output-format", "webdataset", "--input-format", "csv"]
         case "shard-by": ["--shard", "0/2"]

@@ -9,7 +9,7 @@ final class JPEGOutputTests: CodecTestCase {
     static let psnrFloor = 35.0
 
     /// The 8-bit gray or RGB pixels a JPEG of `image` should hold: 16-bit samples rounded to 8,
-    /// alpha composited onto black.
+    /// alpha composited onto white, the default background.
     private func expectedJPEGPixels(_ image: Image) -> (channels: Int, samples: [Int]) {
         let samples = image.samples.map { image.bitDepth == 16 ? ($0 * 255 + 32767) / 65535 : $0 }
         let hasAlpha = image.channels == 2 || image.channels == 4
@@ -18,7 +18,8 @@ final class JPEGOutputTests: CodecTestCase {
         var out: [Int] = []
         for pixel in stride(from: 0, to: samples.count, by: image.channels) {
             let alpha = samples[pixel + color]
-            for channel in 0..<color { out.append((samples[pixel + channel] * alpha + 127) / 255) }
+            // Over white, the default background: (c × a + 255 × (255 − a)) / 255.
+            for channel in 0..<color { out.append((samples[pixel + channel] * alpha + 255 * (255 - alpha) + 127) / 255) }
         }
         return (color, out)
     }
@@ -57,6 +58,9 @@ final class JPEGOutputTests: CodecTestCase {
     func testTheOutputKindNamesTheQuality() {
         var configuration = DownloaderConfiguration(outputDirectory: ".")
         configuration.saveAs = .pixels(.jpeg)
+        // JPEG names what it flattens transparency onto: black, the only one before --background, unnamed.
+        XCTAssertEqual(CacheEntry.outputKind(for: configuration), "jpeg@q95:on-ffffff")
+        configuration.background = .black
         XCTAssertEqual(CacheEntry.outputKind(for: configuration), "jpeg@q95")
         configuration.quality = 80
         configuration.resize = Resize(size: 256)

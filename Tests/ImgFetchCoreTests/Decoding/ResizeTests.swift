@@ -129,11 +129,11 @@ final class ResizeTests: CodecTestCase {
         XCTAssertSameImage(crop, reference.cropped(x: 0, y: 5, width: 20, height: 20), tolerance: 1)
         let (_, pad) = try convertedImage(rotated, .png, to: .png, resize: Resize(size: 40, fit: .pad))
         XCTAssertEqual([pad.width, pad.height], [40, 40])
-        // Shown 27 × 40 (rounded from 26.7): 6 columns of pad on the left, 7 on the right.
-        XCTAssertEqual(pad.pixel(5, 20), [0, 0, 0])
+        // Shown 27 × 40 (rounded from 26.7): 6 columns of pad (white by default) on the left, 7 on the right.
+        XCTAssertEqual(pad.pixel(5, 20), [255, 255, 255])
         XCTAssertEqual(pad.pixel(6, 1), Self.red)
         XCTAssertEqual(pad.pixel(20, 38), Self.blue)
-        XCTAssertEqual(pad.pixel(33, 20), [0, 0, 0])
+        XCTAssertEqual(pad.pixel(33, 20), [255, 255, 255])
     }
 
     func testPadFillsGrayAndSixteenBitImagesInTheirOwnLayout() throws {

@@ -38,9 +38,10 @@ public enum ImageCodec {
     /// caller owns it and discards it on failure); scratch files go to `scratchDirectory`.
     public static func convert(path: String, format: ImageFormat, to pixelFormat: PixelFormat, resize: Resize? = nil,
                                limits: DecodeLimits = DecodeLimits(), output: Int32, scratchDirectory: String,
-                               memoryBudget: Int = defaultPixelMemory) -> Result<ConvertedImage, DownloadError> {
+                               memoryBudget: Int = defaultPixelMemory,
+                               background: Resize.Color = .white) -> Result<ConvertedImage, DownloadError> {
         let conversion = ImageConversion(pixelFormat: pixelFormat, resize: resize, output: output,
-                                         scratchDirectory: scratchDirectory, memoryBudget: memoryBudget)
+                                         scratchDirectory: scratchDirectory, memoryBudget: memoryBudget, background: background)
         return convert(.file(path: path), format: format, conversion: conversion, limits: limits)
     }
 

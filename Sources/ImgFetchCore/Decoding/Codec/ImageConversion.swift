@@ -10,6 +10,8 @@ struct ImageConversion {
     var memoryBudget: Int
     /// The quality of a lossy `pixelFormat` (1-100); nil: the format's default.
     var quality: Int?
+    /// What transparency is composited onto for an output without alpha (JPEG).
+    var background = Resize.Color.white
     var purpose = Purpose.output
 
     /// What the pixels are for.
@@ -76,7 +78,7 @@ struct ImageConversion {
         let preview = purpose == .preview
         let eightBit = preview || pixelFormat == .jpeg || pixelFormat == .webp
         let written = eightBit ? PixelLayout(channels: layout.channels, bitDepth: 8) : layout
-        // JPEG has no alpha: such sources are composited onto black on the way.
+        // JPEG has no alpha: such sources are composited onto `background` on the way.
         let flattens = purpose == .output && pixelFormat == .jpeg && (layout.channels == 2 || layout.channels == 4)
 
         var sink: RowSink
@@ -93,7 +95,7 @@ struct ImageConversion {
             let color = PixelLayout(channels: flattens ? layout.channels - 1 : layout.channels, bitDepth: 8)
             sink = try JPEGRowWriter(width: size.width, height: size.height, layout: color,
                                      quality: quality ?? PixelFormat.jpeg.defaultQuality!, fd: output)
-            if flattens { sink = AlphaFlattener(width: size.width, channels: layout.channels, next: sink) }
+            if flattens { sink = AlphaFlattener(width: size.width, channels: layout.channels, background: background, next: sink) }
         case (.output, .webp):
             sink = try WebPRowWriter(width: size.width, height: size.height, layout: written,
                                      quality: quality ?? PixelFormat.webp.defaultQuality!, fd: output)
@@ -103,7 +105,7 @@ struct ImageConversion {
         }
         if size != scaled {
             sink = CanvasSink(imageWidth: scaled.width, imageHeight: scaled.height, canvasWidth: size.width,
-                              canvasHeight: size.height, fill: CanvasSink.fill(resize?.padColor ?? .black, layout: layout), next: sink)
+                              canvasHeight: size.height, fill: CanvasSink.fill(resize?.padColor ?? .white, layout: layout), next: sink)
         }
         if orientation != .up {
             sink = try OrientingSink(orientation: orientation, width: plan.targetWidth, height: plan.targetHeight,

@@ -6,7 +6,7 @@ public enum PixelFormat: String, Sendable, CaseIterable {
     case ppm
     /// Netpbm P7: 8-bit RGB, or RGB_ALPHA when the source has alpha.
     case pam
-    /// Baseline JPEG (libjpeg-turbo): 8-bit gray or RGB, alpha composited onto black; lossy, at
+    /// Baseline JPEG (libjpeg-turbo): 8-bit gray or RGB, alpha composited onto a background (white by default); lossy, at
     /// `DownloaderConfiguration.quality`.
     case jpeg
     /// Lossy WebP (libwebp): 8-bit RGB, or RGBA when the source has alpha; at
