@@ -74,7 +74,12 @@ final class WebDatasetTests: EndToEndTestCase {
             XCTAssertEqual(record["original_width"] as? Int, result["width"] as? Int, key)
             XCTAssertEqual(record["original_height"] as? Int, result["height"] as? Int, key)
             XCTAssertEqual(record["width"] as? Int, 12)
-            XCTAssertEqual(record["columns"] as? [String: String], result["columns"] as? [String: String], key)
+            // The table's other columns at the top level, as img2dataset writes them, and its status fields.
+            let columns = try XCTUnwrap(result["columns"] as? [String: String], key)
+            for (name, value) in columns { XCTAssertEqual(record[name] as? String, value, "\(key) \(name)") }
+            XCTAssertNil(record["columns"], "no column is named like a field")
+            XCTAssertEqual(record["status"] as? String, "success", key)
+            XCTAssertTrue(record["error_message"] is NSNull, key)
             XCTAssertNil(record["duration_ms"], "no timings in the sample: it must not change between runs")
             XCTAssertEqual(sample["txt"] as? String, result["caption"] as? String, key)
             let url = try XCTUnwrap(result["url"] as? String)
@@ -160,6 +165,23 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertEqual(try server.requests().count, before + 4)
         let caption = try ImgFetchRunner.run(["-xOf", shard("000000.tar"), "000000_000000.txt"], executable: URL(fileURLWithPath: "/bin/tar"))
         XCTAssertEqual(caption.stdout, "a new caption")
+    }
+
+    /// A column named like a field imgfetch writes (`status`, `width`) keeps its value under
+    /// `"columns"`; the others go to the top level, typed as the table has them (JSON Lines' numbers).
+    func testColumnsNamedLikeFieldsStayUnderColumns() throws {
+        let name = try XCTUnwrap(images.first { $0.hasSuffix(".jpg") })
+        let rows = [#"{"url": "\#(server.url("/files/" + name))", "status": "licensed", "width": "wide", "similarity": 0.31, "n": 7}"#]
+        let list = try scratch.write("rows.jsonl", rows.joined(separator: "\n") + "\n")
+        let run = try ImgFetchRunner.run([list, "-o", outputDirectory, "--output-format", "webdataset", "--resize", "12"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let json = try ImgFetchRunner.run(["-xOf", shard("000000.tar"), "000000_000000.json"], executable: URL(fileURLWithPath: "/bin/tar"))
+        let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
+        XCTAssertEqual(record["similarity"] as? Double, 0.31)
+        XCTAssertEqual(record["n"] as? Int, 7)
+        XCTAssertEqual(record["status"] as? String, "success")
+        XCTAssertEqual(record["width"] as? Int, 12)
+        XCTAssertEqual(record["columns"] as? [String: String], ["status": "licensed", "width": "wide"])
     }
 
     /// Samples smaller than `--resize` are enlarged in a dataset, so a center crop is always N×N

@@ -4,7 +4,8 @@ extension ShardInput {
     /// The settings that decide a shard's bytes besides its rows: what is saved and how it is sized,
     /// the shard size, the columns, and whether images are decoded.
     static func settings(_ options: CommandLineOptions) -> String {
-        var parts = ["webdataset/1", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
+        // webdataset/2: columns at the top level of KEY.json, with img2dataset's status fields.
+        var parts = ["webdataset/2", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
         if let quality = options.quality { parts.append("quality=\(quality)") }
         // What transparency is flattened onto (JPEG); black, unnamed, before --background.
         if options.saveAs == .jpeg && options.background != .black { parts.append("background=\(options.background.hex)") }

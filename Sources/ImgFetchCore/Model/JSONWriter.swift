@@ -11,7 +11,7 @@
 /// as UTF-8.
 public struct JSONWriter: Sendable {
     private var text: String
-    private var isEmpty: Bool
+    private(set) var isEmpty: Bool
 
     /// An empty object.
     public init() {
