@@ -184,6 +184,29 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertEqual(record["columns"] as? [String: String], ["status": "licensed", "width": "wide"])
     }
 
+    /// A CSV's columns are strings unless `--column-type` says otherwise, and a column named like a
+    /// field is said once; a value that is not of its type fails its row, naming the column.
+    func testColumnTypesForCSVAndAWarningForNamesLikeFields() throws {
+        let name = try XCTUnwrap(images.first { $0.hasSuffix(".jpg") })
+        let csv = "url,similarity,id,nsfw,status\n\(server.url("/files/" + name)),0.298575,00123,false,ok\n"
+            + "\(server.url("/files/" + name))?2,high,7,true,ok\n"
+        let list = try scratch.write("photos.csv", csv)
+        let run = try ImgFetchRunner.run([list, "-o", outputDirectory, "--output-format", "webdataset", "--resize", "12",
+                                          "--column-type", "similarity=float", "--column-type", "nsfw=bool"])
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        XCTAssertEqual(run.stderr.components(separatedBy: "column 'status' of \(list) is named like a field").count - 1, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("photos.csv:3: column 'similarity' is not a float: 'high' (--column-type similarity=float)"), run.stderr)
+        let json = try ImgFetchRunner.run(["-xOf", shard("000000.tar"), "000000_000000.json"], executable: URL(fileURLWithPath: "/bin/tar"))
+        let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
+        XCTAssertEqual(record["similarity"] as? Double, 0.298575)
+        XCTAssertEqual(record["nsfw"] as? Bool, false)
+        XCTAssertEqual(record["id"] as? String, "00123", "untyped text stays as written")
+        XCTAssertEqual(record["columns"] as? [String: String], ["status": "ok"])
+        let wrong = try ImgFetchRunner.run([list, "--column-type", "score=float", "-o", outputDirectory])
+        XCTAssertEqual(wrong.exitCode, 2)
+        XCTAssertTrue(wrong.stderr.contains("has no column 'score' (--column-type"), wrong.stderr)
+    }
+
     /// Samples smaller than `--resize` are enlarged in a dataset, so a center crop is always N×N
     /// (img2dataset's sizes); `--no-upscale` keeps them small.
     func testSamplesHaveTheSizeAskedFor() throws {

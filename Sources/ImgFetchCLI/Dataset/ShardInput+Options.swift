@@ -14,6 +14,8 @@ extension ShardInput {
         }
         parts += ["input-format=\(options.table.format.rawValue)", "url-column=\(options.table.urlColumn)",
                   "caption-column=\(options.table.captionColumn ?? "")", "key-column=\(options.table.keyColumn ?? "")",
+                  "column-types=" + options.table.columnTypes.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.rawValue)" }
+                      .joined(separator: ","),
                   "decode=\(!options.noDecode)", "require-verified=\(options.requireVerified)", "max-pixels=\(options.maxPixels)",
                   "max-size=\(options.maxSize)"]
         if let shard = options.shard, shard.count > 1 { parts.append("shard=\(shard.index)/\(shard.count):\(shard.key.rawValue)") }

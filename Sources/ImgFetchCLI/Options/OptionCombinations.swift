@@ -31,6 +31,10 @@ enum OptionCombinations {
             throw UsageError(option: "--quality", problem: .combination(
                 "needs --save-as jpeg or webp: the other outputs are lossless or the original bytes"))
         }
+        if !options.table.columnTypes.isEmpty && options.table.format != .csv && options.table.format != .tsv {
+            throw UsageError(option: "--column-type", problem: .combination(
+                "needs --input-format csv or tsv (Parquet's and JSON Lines' columns keep their own types)"))
+        }
         try checkDataset(options)
         if options.requireVerified && options.noDecode {
             throw UsageError(option: "--require-verified", problem: .combination(

@@ -27,6 +27,16 @@ enum OptionTable {
                 options, value, spelling throws(UsageError) in
                 options.table.keyColumn = try ValueParser.columnName(value, for: spelling)
             },
+            .value("column-type", "NAME=TYPE", .text,
+                   help: "with csv or tsv: pass column NAME through as TYPE (int, float, bool or string) instead of "
+                       + "text, as Parquet and JSON Lines keep theirs; repeatable") {
+                options, value, spelling throws(UsageError) in
+                guard let equals = value.lastIndex(of: "="), equals != value.startIndex else {
+                    throw UsageError(option: spelling, problem: .invalidValue(value, reason: "expected NAME=TYPE, such as similarity=float"))
+                }
+                let name = try ValueParser.columnName(String(value[..<equals]), for: spelling)
+                options.table.columnTypes[name] = try ValueParser.choice(String(value[value.index(after: equals)...]), for: spelling)
+            },
         ]),
         OptionGroup("Output", topic: "output", [
             .value("output-dir", short: "o", "DIR", .directory, default: ".",

@@ -32,6 +32,7 @@ struct Run {
             throw SetupError(message: error.message, isTemporary: error.kind == .diskFull || error.kind == .filesystem)
         }
         let dataset = options.outputFormat == .webdataset ? makeDatasetWriter(store: store, downloader: downloader) : nil
+        if dataset != nil { warnOfColumnsNamedLikeFields(lists) }
         let uploader = dataset == nil ? store.map {
             ObjectUploader(output: $0, downloader: downloader, threads: ObjectUploader.threads(concurrency: options.concurrency))
         } : nil
@@ -151,5 +152,21 @@ struct Run {
         return (slot, { @Sendable received, expected in
             model.progress(slot, transfer: transfer, name: name, received: received, expected: expected)
         })
+    }
+}
+
+extension Run {
+    /// A column named like a field of `KEY.json` (`width`, `status`) cannot go to its top level: its
+    /// value goes under `"columns"`, said once per name.
+    func warnOfColumnsNamedLikeFields(_ lists: [ListSource]) {
+        let settings = options.table
+        var said = Set<String>()
+        for list in lists {
+            for name in list.columnNames where SampleRecord.ownFields.contains(name) && name != settings.urlColumn
+                && name != settings.captionColumn && said.insert(name).inserted {
+                reporter.warn("column '\(name)' of \(list.name) is named like a field of each sample's KEY.json: "
+                    + "its value goes under \"columns\" (rename the column to have it at the top level)")
+            }
+        }
     }
 }

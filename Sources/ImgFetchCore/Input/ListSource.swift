@@ -114,6 +114,16 @@ public final class ListSource: @unchecked Sendable {
         return (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }.sorted()
     }
 
+    /// A table's column names as its header (or Parquet's schema) gives them; empty for a list of
+    /// lines, JSON Lines (each row names its own) and a URL argument.
+    public var columnNames: [String] {
+        switch reader {
+        case .table(let table): table.columns
+        case .parquet(let table): table.columnNames
+        case .lines, .argument: []
+        }
+    }
+
     /// Entries read so far that are not blank lines or comments: items, bad lines, a read error.
     public private(set) var entries = 0
 

@@ -9,6 +9,8 @@ struct TableReader {
     private var records: RecordReader
     /// JSON Lines: no header; each row names its own members.
     private let jsonLines: TableSettings?
+    /// `--column-type`: CSV and TSV columns passed through typed.
+    private let columnTypes: [String: ColumnType]
 
     /// A JSON Lines list: nothing to read before the rows.
     init(jsonLinesOf descriptor: Int32, settings: TableSettings) {
@@ -18,6 +20,7 @@ struct TableReader {
         captionIndex = nil
         keyIndex = nil
         jsonLines = settings
+        columnTypes = [:]
     }
 
     /// Reads the header row of `descriptor`'s table; a missing URL or caption column, or no
@@ -58,6 +61,10 @@ struct TableReader {
         if let key = settings.keyColumn, !header.contains(key) {
             throw ListError(message: "list '\(listName)' has no column '\(key)' for the sample keys (its columns: \(known))")
         }
+        if let missing = settings.columnTypes.keys.sorted().first(where: { !header.contains($0) }) {
+            throw ListError(message: "list '\(listName)' has no column '\(missing)' (--column-type; its columns: \(known))")
+        }
+        columnTypes = settings.columnTypes
         columns = header
         self.urlIndex = urlIndex
         self.captionIndex = captionIndex
@@ -122,7 +129,16 @@ struct TableReader {
         }
         var passed: [TableColumn] = []
         for (index, name) in columns.enumerated() where index != urlIndex && index != captionIndex {
-            passed.append(TableColumn(name: name, value: fields[index]))
+            guard let type = columnTypes[name] else {
+                passed.append(TableColumn(name: name, value: fields[index]))
+                continue
+            }
+            guard let json = type.json(fields[index]) else {
+                let shown = fields[index].count > 40 ? String(fields[index].prefix(37)) + "..." : fields[index]
+                return .invalid(text: urlText, reason: "column '\(name)' is not \(type == .int ? "an int" : "a \(type.rawValue)"): "
+                    + "'\(shown)' (--column-type \(name)=\(type.rawValue))")
+            }
+            passed.append(TableColumn(name: name, value: json, isJSON: true))
         }
         let row = TableRow(caption: captionIndex.map { fields[$0] }, columns: passed, key: keyIndex.map { fields[$0] })
         return Self.item(urlText, column: columns[urlIndex], row: row)

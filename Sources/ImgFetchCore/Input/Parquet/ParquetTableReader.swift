@@ -63,6 +63,8 @@ struct ParquetTableReader {
         file.close()
     }
 
+    var columnNames: [String] { file.metadata.columns.map(\.name) }
+
     /// The next row as a list entry, with its row number; nil at the end of the file.
     mutating func next() -> (line: Int, entry: ListEntry)? {
         guard !ended else { return nil }

@@ -15,9 +15,9 @@
 /// them, with their types (Parquet's and JSON Lines' as they are, CSV's as strings), so that
 /// loaders read `meta["similarity"]` from either tool; a column named like one of the fields
 /// above keeps its value under `"columns"`.
-enum SampleRecord {
+public enum SampleRecord {
     /// The fields imgfetch writes itself: a column of the same name goes under `"columns"`.
-    static let ownFields: Set<String> = ["key", "url", "caption", "format", "original_width", "original_height", "width",
+    public static let ownFields: Set<String> = ["key", "url", "caption", "format", "original_width", "original_height", "width",
                                          "height", "sha256", "status", "error_message", "columns"]
 
     static func json(_ report: ItemReport, key: String) -> String {
