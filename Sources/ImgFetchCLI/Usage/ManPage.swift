@@ -65,23 +65,26 @@ public enum ManPage {
     /// A subsection per group, and a tagged paragraph per option: its spellings and value, then its help and default.
     private static func options() -> [String] {
         var lines: [String] = []
-        for spec in OptionTable.options {
-            if let group = OptionTable.groups.first(where: { $0.options.first?.long == spec.long }) {
-                lines.append(".SS " + Roff.escape(group.title))
-            }
-            var tag = spec.spellings.map { Roff.bold($0) }.joined(separator: ", ")
-            if let argument = spec.argument { tag += " " + Roff.italic(argument.name) }
-            var text = prose(spec.help, placeholder: spec.argument?.name)
-            switch spec.defaultValue {
-            case nil: break
-            case .value(let value): text += " (default " + Roff.bold(value, code: true) + ")"
-            case .selected: text += " (default)"
-            }
-            lines += [".TP", Roff.textLine(tag)] + Roff.textLines(text)
+        for group in OptionTable.groups {
+            lines.append(".SS " + Roff.escape(group.title))
+            for spec in group.options { lines += option(spec) }
         }
         lines += [".SS Other", ".TP", Roff.bold("--")] + Roff.textLines(prose(OptionTable.endOfOptionsHelp))
         lines += [".PP"] + Roff.textLines(prose(OptionTable.notes))
         return lines
+    }
+
+    /// One option's tagged paragraph.
+    private static func option(_ spec: OptionSpec) -> [String] {
+        var tag = spec.spellings.map { Roff.bold($0) }.joined(separator: ", ")
+        if let argument = spec.argument { tag += " " + Roff.italic(argument.name) }
+        var text = prose(spec.help, placeholder: spec.argument?.name)
+        switch spec.defaultValue {
+        case nil: break
+        case .value(let value): text += " (default " + Roff.bold(value, code: true) + ")"
+        case .selected: text += " (default)"
+        }
+        return [".TP", Roff.textLine(tag)] + Roff.textLines(text)
     }
 
     private static func blocks(_ blocks: [TextBlock]) -> [String] {

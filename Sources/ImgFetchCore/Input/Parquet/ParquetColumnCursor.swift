@@ -207,8 +207,7 @@ struct ParquetColumnCursor {
             let start = try take(length)
             return .bytes(bytes[start..<start + length])
         default:
-            let names: [Int32: String] = [3: "INT96", 7: "FIXED_LEN_BYTE_ARRAY"]
-            throw ParquetError.unsupported("column '\(column.name)' is of type \(names[column.type] ?? "\(column.type)")")
+            throw ParquetError.unsupported("column '\(column.name)' is of type \(ParquetMetadata.typeName(column.type))")
         }
     }
 }

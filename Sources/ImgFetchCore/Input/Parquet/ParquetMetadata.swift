@@ -40,6 +40,14 @@ struct ParquetMetadata: Equatable {
     var rowCount: Int64
     var columns: [Column]
     var rowGroups: [RowGroup]
+
+    /// The physical types imgfetch reads: BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY.
+    static let readableTypes: Set<Int32> = [0, 1, 2, 4, 5, 6]
+
+    /// A physical type's name in an error: those imgfetch does not read.
+    static func typeName(_ type: Int32) -> String {
+        [3: "INT96", 7: "FIXED_LEN_BYTE_ARRAY"][type] ?? "\(type)"
+    }
 }
 
 extension ParquetMetadata {

@@ -28,11 +28,10 @@ struct ParquetTableReader {
             throw ListError(message: "cannot read list '\(listName)': \(error)")
         }
         let columns = opened.metadata.columns
-        if let odd = columns.first(where: { ![0, 1, 2, 4, 5, 6].contains($0.type) }) {
+        if let odd = columns.first(where: { !ParquetMetadata.readableTypes.contains($0.type) }) {
             opened.close()
-            let names: [Int32: String] = [3: "INT96", 7: "FIXED_LEN_BYTE_ARRAY"]
             throw ListError(message: "cannot read list '\(listName)': unsupported Parquet: column '\(odd.name)' is of type "
-                + "\(names[odd.type] ?? "\(odd.type)") (imgfetch reads BOOLEAN, INT32, INT64, FLOAT, DOUBLE and BYTE_ARRAY)")
+                + "\(ParquetMetadata.typeName(odd.type)) (imgfetch reads BOOLEAN, INT32, INT64, FLOAT, DOUBLE and BYTE_ARRAY)")
         }
         let known = columns.map { "'\($0.name)'" }.joined(separator: ", ")
         func index(of name: String, for what: String) throws(ListError) -> Int {
