@@ -244,7 +244,8 @@ public final class ImageDownloader: Sendable {
 
     private func makeTransfer(for url: ParsedURL, key: String, priority: RequestPriority, plan: CachePlan) -> Transfer {
         let id = takeID()
-        let request = plan.request(for: url, priority: priority, digest: sink.digestsBody(plan))
+        let digests = sink.digestsBody(plan) ? [.sha256] + configuration.bodyDigests.subtracting([.sha256]).sorted { $0.rawValue < $1.rawValue } : []
+        let request = plan.request(for: url, priority: priority, digests: digests)
         let transfer = Transfer(id: id, request: request, directory: tempFiles, maxSize: configuration.maxSize) { [self] outcome in
             transferFinished(key: key, transferID: id, plan: plan, outcome)
         }

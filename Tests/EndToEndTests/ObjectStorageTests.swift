@@ -212,7 +212,13 @@ final class ObjectStorageTests: EndToEndTestCase {
             XCTAssertEqual(mine.map { "\($0.method) \($0.key)" }, ["PUT ds/\(shard).tar", "PUT ds/\(shard).jsonl", "PUT ds/\(shard)_stats.json"])
         }
         let objects = try store.objects(prefix: "ds/")
-        XCTAssertEqual(Set(objects.keys), Set(["000000", "000001", "000002"].flatMap { ["ds/\($0).tar", "ds/\($0).jsonl", "ds/\($0)_stats.json"] }))
+        XCTAssertEqual(Set(objects.keys), Set(["000000", "000001", "000002"].flatMap { ["ds/\($0).tar", "ds/\($0).jsonl", "ds/\($0)_stats.json"] }
+            + ["ds/stats.json"]))
+        // The dataset's stats, put after each shard, sum the three.
+        let total = try XCTUnwrap(JSONSerialization.jsonObject(with: try store.data("ds/stats.json")) as? [String: Any])
+        XCTAssertEqual(total["shards"] as? Int, 3)
+        XCTAssertEqual(total["successes"] as? Int, 4)
+        XCTAssertEqual(total["count"] as? Int, results.count)
         XCTAssertEqual(objects["ds/000000.tar"]?.contentType, "application/x-tar")
         // The stats object names the tar's size and the ETag the store gave it.
         let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: try store.data("ds/000001_stats.json")) as? [String: Any])
@@ -281,7 +287,7 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(error["class"] as? String, "storage")
         XCTAssertTrue((error["message"] as? String ?? "").contains("shard s3://pics/broken/000001.tar not uploaded"), "\(error)")
         XCTAssertEqual(Set(try store.objects(prefix: "broken/").keys),
-                       Set(["broken/000000.tar", "broken/000000.jsonl", "broken/000000_stats.json"]))
+                       Set(["broken/000000.tar", "broken/000000.jsonl", "broken/000000_stats.json", "broken/stats.json"]))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workDirectory).filter { $0 != ".imgfetch" }, [])
     }
 

@@ -52,7 +52,7 @@ final class WebDatasetTests: EndToEndTestCase {
         let keys = results.map { $0["key"] as? String }
         XCTAssertEqual(keys, (0..<results.count).map { String(format: "%06d_%06d", $0 / 4, $0 % 4) })
         XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json", "000001.jsonl", "000001.tar",
-                                           "000001_stats.json", "000002.jsonl", "000002.tar", "000002_stats.json"])
+                                           "000001_stats.json", "000002.jsonl", "000002.tar", "000002_stats.json", "stats.json"])
 
         let tars = (0...2).map { shard(String(format: "%06d.tar", $0)) }
         let read = try ImgFetchRunner.run([TestServer.packageRoot.appendingPathComponent("Scripts/test-support/read_shards.py").path] + tars,
@@ -293,7 +293,7 @@ final class WebDatasetTests: EndToEndTestCase {
         // The next run removes the dead run's temp files and writes the shard whole.
         let table2 = try scratch.write("fast.csv", "url\n\(first)\n")
         XCTAssertEqual(try ImgFetchRunner.run([table2, "-o", outputDirectory, "--input-format", "csv", "--output-format", "webdataset"]).exitCode, 0)
-        XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json"])
+        XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json", "stats.json"])
     }
 
     func testAnInterruptedRunDiscardsTheOpenShardAndSaysItsRowsAreCancelled() throws {
@@ -308,7 +308,7 @@ final class WebDatasetTests: EndToEndTestCase {
         let lines = try String(contentsOfFile: scratch.file("stdout").path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         // Row 2 was written into shard 1 before the interrupt, but the shard was not completed.
         XCTAssertEqual(lines.map { $0[0] }, ["saved", "saved", "cancelled", "cancelled"], "the first shard is complete, the second was cut short")
-        XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json"], "nothing of shard 1, not even a temp file")
+        XCTAssertEqual(try outputFiles(), ["000000.jsonl", "000000.tar", "000000_stats.json", "stats.json"], "nothing of shard 1, not even a temp file")
         XCTAssertTrue(run.stderr.contains("shard \(outputDirectory)/000001.tar was cut short and is not written; run again to complete it"), run.stderr)
     }
 }

@@ -319,7 +319,7 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         let url = try ParsedURL("http://example.com/hashed.jpg")
         download(url, id: 0)
         XCTAssertTrue(transport.waitForSubmissions(1))
-        XCTAssertFalse(transport.submitted[0].request.digestsBody, "a first download of original bytes has nothing to compare with")
+        XCTAssertEqual(transport.submitted[0].request.digests, [], "a first download of original bytes has nothing to compare with")
         transport.finish(transport.submitted[0], body: MockTransport.jpegBody())
         XCTAssertTrue(recorder.waitForTotal(1))
         downloader.close()
@@ -328,7 +328,7 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         downloader = makeDownloader { $0.cachePolicy = .reload }
         download(url, id: 1)
         XCTAssertTrue(transport.waitForSubmissions(2))
-        XCTAssertTrue(transport.submitted[1].request.digestsBody)
+        XCTAssertEqual(transport.submitted[1].request.digests, [.sha256])
         transport.finish(transport.submitted[1], body: MockTransport.jpegBody())
         XCTAssertTrue(recorder.waitForTotal(2))
         downloader.close()
@@ -337,12 +337,12 @@ final class ImageDownloaderTests: MockDownloaderTestCase {
         downloader = makeDownloader { $0.saveAs = .pixels(.png) }
         download(try ParsedURL("http://example.com/pixels.jpg"), id: 2)
         XCTAssertTrue(transport.waitForSubmissions(3))
-        XCTAssertTrue(transport.submitted[2].request.digestsBody)
+        XCTAssertEqual(transport.submitted[2].request.digests, [.sha256])
         downloader.close()
         downloader = makeDownloader { $0.hashesEveryBody = true }
         download(try ParsedURL("http://example.com/gallery.jpg"), id: 3)
         XCTAssertTrue(transport.waitForSubmissions(4))
-        XCTAssertTrue(transport.submitted[3].request.digestsBody)
+        XCTAssertEqual(transport.submitted[3].request.digests, [.sha256])
     }
 
     func testAConvertedOutputCarriesTheSizeWritten() throws {

@@ -24,7 +24,7 @@ struct ShardSelector: Sendable, Equatable {
 
     /// The shard of `text`.
     static func shard(of text: String, count: Int) -> Int {
-        let hasher = SHA256Hasher()
+        let hasher = DigestHasher()
         hasher.update(text)
         let prefix = UInt64(hasher.finish().prefix(16), radix: 16) ?? 0
         return Int(prefix % UInt64(count))

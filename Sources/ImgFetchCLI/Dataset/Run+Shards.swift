@@ -11,6 +11,13 @@ struct RowProgress: Sendable {
 /// The dataset writer of a run: rows carry their progress.
 typealias RunDatasetWriter = DatasetWriter<RowProgress>
 
+extension CommandLineOptions {
+    /// What each sample's JSON holds besides the fixed fields.
+    var sampleLayout: SampleRecord.Layout {
+        SampleRecord.Layout(hash: hash, exif: extractExif, omittedColumn: verifyHash?.column)
+    }
+}
+
 extension Run {
     func makeDatasetWriter(store: ObjectStoreOutput?, downloader: ImageDownloader) -> RunDatasetWriter {
         let pixels = options.saveAs.configuration
@@ -18,6 +25,7 @@ extension Run {
                                               pixelExtension: pixels.pixelFormat?.fileExtension,
                                               fingerprint: ShardInput.settings(options))
         settings.namePrefix = options.shardPrefix ?? ShardNames.prefix(for: options.shard)
+        settings.layout = options.sampleLayout
         settings.upload = store.map { ShardUpload(store: $0, downloader: downloader) }
         let reporting = RunDatasetWriter.Reporting(
             count: { [reporter, control] report, tag in
@@ -69,7 +77,12 @@ extension Run {
             let transfer = item.url.normalized
             let (slot, progress) = progressTracking(name: item.url.lastPathSegment, transfer: transfer)
             let row = item.row
+            // The row's digest was checked when it was read (`verifiable`): here it is there.
+            let verification = options.verifyHash.flatMap { verify -> (HashVerification, String)? in
+                if case .digest(let expected) = verify.expectation(of: row) { (verify, expected) } else { nil }
+            }
             downloader.download(item.url, options: DownloadOptions(priority: item.options.priority), progress: progress) { result in
+                let result = verification.map { $0.check(result, expected: $1) } ?? result
                 let report = ItemReport(position: position, displayURL: item.url.redacted, result: result, row: row, sampleKey: key)
                 dataset.finished(sequence, report, tag: RowProgress(slot: slot, transfer: transfer))
             }
@@ -83,7 +96,7 @@ extension Run {
             guard let holding = held, holding.shard == shard else { return true }
             held = nil
             if holding.finished.digest == digest {
-                dataset.skip(shard: shard)
+                dataset.skip(shard: shard, stats: holding.finished.stats)
                 let path = dataset.settings.location + "/" + ShardNames(shard: shard, prefix: prefix).tar
                 for row in holding.rows {
                     guard control.admit(rowBytes: row.entry.row?.bytes ?? 0) else { return false }
@@ -114,7 +127,8 @@ extension Run {
                 if let shard = options.shard, !shard.takes(read, line: number) { continue }
                 let position = ListPosition(listName: list.name, line: number)
                 let (shard, row) = dataset.position(of: sequence)
-                let (entry, key) = keyed(read, generated: ShardNames(shard: shard, prefix: prefix).key(row: row), position: position, keys: &keys)
+                var (entry, key) = keyed(read, generated: ShardNames(shard: shard, prefix: prefix).key(row: row), position: position, keys: &keys)
+                entry = verifiable(entry)
                 // With --retry-failed, a complete shard with failed rows is made again.
                 if row == 0, let finished = finishedShard(shard, prefix: prefix, client: client, dataset: dataset),
                    finished.settings == dataset.settings.fingerprint, !(options.retryFailed && !finished.failures.isEmpty) {
@@ -166,6 +180,13 @@ extension Run {
         }
         keys[Array(key.utf8)] = position
         return (entry, key)
+    }
+
+    /// The entry, or an invalid one when `--verify-hash` is given and its column holds no usable digest.
+    private func verifiable(_ entry: ListEntry) -> ListEntry {
+        guard let verify = options.verifyHash, case .item = entry,
+              case .unusable(let reason) = verify.expectation(of: entry.row) else { return entry }
+        return .invalid(text: Self.displayURL(entry), reason: reason, row: entry.row)
     }
 
     /// The URL an entry shows in its result.

@@ -2,7 +2,7 @@ import ImgFetchCore
 
 extension ShardInput {
     /// The settings that decide a shard's bytes besides its rows: what is saved and how it is sized,
-    /// the shard size, the columns, and whether images are decoded.
+    /// the shard size, the columns, whether images are decoded, the filters, and what each sample records.
     static func settings(_ options: CommandLineOptions) -> String {
         // webdataset/2: columns at the top level of KEY.json, with img2dataset's status fields.
         var parts = ["webdataset/2", "shard-samples=\(options.shardSamples)", "save-as=\(options.saveAs.rawValue)"]
@@ -18,6 +18,12 @@ extension ShardInput {
                       .joined(separator: ","),
                   "decode=\(!options.noDecode)", "require-verified=\(options.requireVerified)", "max-pixels=\(options.maxPixels)",
                   "max-size=\(options.maxSize)"]
+        // Named only when given, so that shards made before these options existed are still theirs.
+        if options.filter.minSide > 0 { parts.append("min-size=\(options.filter.minSide)") }
+        if let ratio = options.filter.maxAspectRatio { parts.append("max-aspect-ratio=\(ratio)") }
+        if options.hash != .sha256 { parts.append("hash=\(options.hash.rawValue)") }
+        if let verify = options.verifyHash { parts.append("verify-hash=\(verify.column):\(verify.algorithm.rawValue)") }
+        if options.extractExif { parts.append("extract-exif") }
         if let shard = options.shard, shard.count > 1 { parts.append("shard=\(shard.index)/\(shard.count):\(shard.key.rawValue)") }
         return parts.joined(separator: " ")
     }

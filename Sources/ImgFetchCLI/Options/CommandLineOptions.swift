@@ -111,6 +111,14 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var quality: Int?
     /// Skip full decoding (bodies are still sniffed).
     public var noDecode = false
+    /// `--min-size`, `--max-aspect-ratio`: which images are kept by their size.
+    public var filter = ImageFilter()
+    /// `--hash`: the digest of the body each sample records (img2dataset's `--compute_hash`).
+    public var hash = DigestAlgorithm.sha256
+    /// `--verify-hash COLUMN[:ALGORITHM]`: the column each row's body is checked against.
+    var verifyHash: HashVerification?
+    /// `--extract-exif`: each sample records its image's EXIF.
+    public var extractExif = false
     /// Fail images of formats imgfetch cannot decode instead of saving them unverified.
     public var requireVerified = false
     /// Fetch images whose `X-Robots-Tag` opts out.
@@ -167,7 +175,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let path = realpath(directory, &resolved) != nil
             ? String(decoding: resolved.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : directory
-        let hasher = SHA256Hasher()
+        let hasher = DigestHasher()
         hasher.update(path)
         return "index-" + hasher.finish().prefix(16)
     }
@@ -207,6 +215,11 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.background = background
         configuration.quality = quality
         configuration.verifyImages = !noDecode
+        configuration.filter = filter
+        if outputFormat == .webdataset {
+            configuration.bodyDigests = Set([hash] + (verifyHash.map { [$0.algorithm] } ?? []))
+            configuration.extractsExif = extractExif
+        }
         configuration.requireVerified = requireVerified
         configuration.ignoresOptOut = ignoreOptOut
         configuration.obeysRobots = robots

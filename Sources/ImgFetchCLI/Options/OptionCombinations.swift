@@ -51,14 +51,20 @@ enum OptionCombinations {
                                     ("--key-column", options.table.keyColumn != nil)] where given {
                 throw UsageError(option: option, problem: .combination("needs --output-format webdataset"))
             }
+            for (option, given) in [("--hash", options.hash != defaults.hash), ("--verify-hash", options.verifyHash != nil),
+                                    ("--extract-exif", options.extractExif)] where given {
+                throw UsageError(option: option, problem: .combination(
+                    "needs --output-format webdataset: it goes into each sample's JSON"))
+            }
             if options.retryFailed {
                 throw UsageError(option: "--retry-failed", problem: .combination(
                     "needs --output-format webdataset: with files, a run fetches every item that failed before anyway"))
             }
             return
         }
-        if options.table.keyColumn != nil && options.table.format == .txt {
-            throw UsageError(option: "--key-column", problem: .combination("needs a table: --input-format csv, tsv, jsonl or parquet"))
+        for (option, given) in [("--key-column", options.table.keyColumn != nil), ("--verify-hash", options.verifyHash != nil)]
+        where given && options.table.format == .txt {
+            throw UsageError(option: option, problem: .combination("needs a table: --input-format csv, tsv, jsonl or parquet"))
         }
         let fileOptions = [("--gallery", options.galleryFile != nil, "shards have no image files to show"),
                            ("--name", options.naming != defaults.naming, "samples are named by their key"),

@@ -106,6 +106,18 @@ enum OptionTable {
                   help: "fail images imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC) instead of saving them unverified") {
                 $0.requireVerified = true
             },
+            .value("min-size", "N", .number,
+                   help: "keep only images whose shorter side is at least N pixels; smaller ones fail (class too-small) "
+                       + "from their header, undecoded") {
+                options, value, spelling throws(UsageError) in
+                options.filter.minSide = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
+            },
+            .value("max-aspect-ratio", "R", .number,
+                   help: "keep only images whose longer side is at most R times the shorter (3, 2.5); others fail "
+                       + "(class aspect-ratio)") {
+                options, value, spelling throws(UsageError) in
+                options.filter.maxAspectRatio = try ValueParser.ratio(value, for: spelling)
+            },
             .value("max-pixels", "N", .number, default: .value(String(DecodeLimits().maxPixels)),
                    help: "largest width x height decoded") {
                 options, value, spelling throws(UsageError) in
@@ -263,6 +275,20 @@ enum OptionTable {
                 options, value, spelling throws(UsageError) in
                 options.shardPrefix = try ValueParser.shardPrefix(value, for: spelling)
             },
+            .choice("hash", "ALGORITHM", \.hash, default: "sha256",
+                    help: "with webdataset: the hash each sample's JSON records; md5, sha256 or sha512 of the "
+                        + "downloaded bytes, under the algorithm's name"),
+            .value("verify-hash", "COLUMN[:ALG]", .text,
+                   help: "with webdataset: check each body against the hex hash in COLUMN; ALG md5, sha256 "
+                       + "or sha512 (a column named so says its own; default sha256); a body that differs is not kept "
+                       + "(class hash-mismatch)") {
+                options, value, spelling throws(UsageError) in
+                let verify = try ValueParser.hashColumn(value, for: spelling)
+                options.verifyHash = verify
+                options.table.hashColumn = verify.column
+            },
+            .flag("extract-exif", help: "with webdataset: record each image's EXIF in its sample's JSON; \"exif\", "
+                      + "a JSON object in a string as img2dataset writes it") { $0.extractExif = true },
             .flag("retry-failed",
                   help: "with webdataset: fetch again the rows that failed before; the shards an earlier run completed "
                       + "with failed rows are made again, their other rows fetched again too") { $0.retryFailed = true },

@@ -154,6 +154,30 @@ enum ValueParser {
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
+    /// `--max-aspect-ratio`: a plain decimal from 1 (square only) to 1000000.
+    static func ratio(_ value: String, for option: String) throws(UsageError) -> Double {
+        guard let number = plainDecimal(value), (1...1_000_000).contains(number) else {
+            throw invalid(value, option, "expected a ratio of the longer side to the shorter, from 1 to 1000000, such as 3 or 2.5")
+        }
+        return number
+    }
+
+    /// `--verify-hash COLUMN[:ALGORITHM]`: a column named `md5`, `sha256` or `sha512` says its own algorithm.
+    static func hashColumn(_ value: String, for option: String) throws(UsageError) -> HashVerification {
+        var column = value
+        var algorithm = DigestAlgorithm(rawValue: value) ?? .sha256
+        if let colon = value.lastIndex(of: ":"), let named = DigestAlgorithm(rawValue: String(value[value.index(after: colon)...])) {
+            column = String(value[..<colon])
+            algorithm = named
+        } else if let colon = value.lastIndex(of: ":") {
+            var error = invalid(value, option, "expected COLUMN or COLUMN:ALGORITHM, the algorithm md5, sha256 or sha512")
+            error.suggestion = Suggestion.closest(to: String(value[value.index(after: colon)...]),
+                                                  among: DigestAlgorithm.allCases.map(\.rawValue)).map { String(value[...colon]) + $0 }
+            throw error
+        }
+        return HashVerification(column: try columnName(column, for: option), algorithm: algorithm)
+    }
+
     /// A table column's name: anything but empty.
     static func columnName(_ value: String, for option: String) throws(UsageError) -> String {
         guard !value.isEmpty else { throw invalid(value, option, "expected a column name") }

@@ -162,7 +162,8 @@ extension Run {
         let settings = options.table
         var said = Set<String>()
         for list in lists {
-            for name in list.columnNames where SampleRecord.ownFields.contains(name) && name != settings.urlColumn
+            for name in list.columnNames where options.sampleLayout.ownFields.contains(name) && name != settings.urlColumn
+                && name != options.sampleLayout.omittedColumn
                 && name != settings.captionColumn && said.insert(name).inserted {
                 reporter.warn("column '\(name)' of \(list.name) is named like a field of each sample's KEY.json: "
                     + "its value goes under \"columns\" (rename the column to have it at the top level)")

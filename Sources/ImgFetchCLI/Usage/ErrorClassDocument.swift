@@ -31,8 +31,15 @@ enum ErrorClassDocument {
         .init(kind: .truncated, meaning: "a body that arrived whole, holding an image whose data ends before its last "
                   + "pixel: the server has a cut-off file",
               retry: "perhaps; the server may send it whole another time"),
-        .init(kind: .unverified, meaning: "with --require-verified: a format imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC)",
+        .init(kind: .unverified, meaning: "with --require-verified, --min-size or --max-aspect-ratio: a format imgfetch cannot decode "
+                  + "(SVG, ICO, JPEG XL, HEIC)",
               retry: "no"),
+        .init(kind: .tooSmall, meaning: "with --min-size: the image's shorter side is smaller (read from its header, not decoded)",
+              retry: "no, unless --min-size is lowered"),
+        .init(kind: .aspectRatio, meaning: "with --max-aspect-ratio: the image's longer side is more than R times its shorter",
+              retry: "no, unless the ratio is raised"),
+        .init(kind: .hashMismatch, meaning: "with --verify-hash: the body's hash is not the one its row's column gives; "
+                  + "it is not kept", retry: "rarely; the server has other bytes than the list says"),
         .init(kind: .filesystem, meaning: "the output could not be written (permissions, a read-only or missing directory)",
               retry: "yes, once the directory is writable"),
         .init(kind: .diskFull, meaning: "the output's disk is full, or under --min-free: no request was made",

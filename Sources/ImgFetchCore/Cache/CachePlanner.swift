@@ -46,10 +46,9 @@ enum CachePlan: Equatable {
     }
 
     /// The engine's request for `url`: conditional (the entry's validators, sent to the URL its
-    /// response came from) when the plan revalidates; with the body's SHA-256 taken when `digest`
-    /// says so (see `OutputSink.digestsBody`).
-    func request(for url: ParsedURL, priority: RequestPriority, digest: Bool) -> TransferRequest {
-        var request = TransferRequest(url: url, priority: priority, digestsBody: digest)
+    /// response came from) when the plan revalidates; with `digests` of the body taken as it arrives.
+    func request(for url: ParsedURL, priority: RequestPriority, digests: [DigestAlgorithm]) -> TransferRequest {
+        var request = TransferRequest(url: url, priority: priority, digests: digests)
         if case .revalidate(let entry, _) = self {
             request.conditionalHeaders = entry.headers.validators
             request.conditionalURL = entry.finalURL

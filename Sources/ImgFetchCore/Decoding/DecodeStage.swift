@@ -1,7 +1,8 @@
 /// Checks fetched bodies on a pool of worker threads, never on the engine thread: sniff the
 /// format, decode every decodable format fully, every frame (unless `--no-decode`), and write
 /// decompressed pixels when asked. Formats without a decoder are saved unverified, or refused
-/// with `--require-verified`.
+/// with `--require-verified`. Images the filter does not keep (`--min-size`, `--max-aspect-ratio`)
+/// are refused from their header, before any decode.
 ///
 /// The pool's backlog is bounded by the engine's admission: a body counts against
 /// `decodeBacklog` until its consumer releases it. The memory of concurrent decodes is bounded by
@@ -51,6 +52,19 @@ final class DecodeStage: Sendable {
             return .failure(DownloadError(.unverified, "\(format.displayName) image not verified: imgfetch cannot decode "
                 + "\(format.displayName) (--require-verified)"))
         }
+        if let rejection = filtered(file, format: format) { return .failure(rejection) }
+        // Read from the body before it is converted, which never writes the body out.
+        let exif = configuration.extractsExif ? file.withContents { ExifReader.json($0, format: format) } : nil
+        return check(body, format: format).map { output in
+            var output = output
+            output.exif = exif
+            return output
+        }
+    }
+
+    /// The body verified (or converted) as `--save-as` says.
+    private func check(_ body: ReceivedBody, format: ImageFormat) -> Result<PreparedOutput, DownloadError> {
+        let file = body.tempFile
         switch configuration.saveAs {
         case .original:
             let checked: Result<ImageInfo?, DownloadError>
@@ -76,6 +90,19 @@ final class DecodeStage: Sendable {
             }
             return convert(body, format: format, to: pixelFormat)
         }
+    }
+
+    /// Why the filter (`--min-size`, `--max-aspect-ratio`) does not keep the image, from its header
+    /// alone; nil when it is kept, or when the header does not read (the decode then says why).
+    private func filtered(_ file: TempFile, format: ImageFormat) -> DownloadError? {
+        let filter = configuration.filter
+        guard !filter.keepsAll else { return nil }
+        guard format.isDecodable else {
+            return DownloadError(.unverified, "cannot check the size of a \(format.displayName) image for "
+                + (filter.minSide > 0 ? "--min-size" : "--max-aspect-ratio") + ": imgfetch cannot decode \(format.displayName)")
+        }
+        guard let info = file.withContents({ ImageCodec.probe($0, format: format) }) else { return nil }
+        return filter.rejection(width: info.width, height: info.height)
     }
 
     /// Decodes the body into a new temp file of pixels; the body itself is never written out.

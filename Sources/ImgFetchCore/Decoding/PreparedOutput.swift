@@ -4,4 +4,6 @@ struct PreparedOutput {
     let format: ImageFormat
     let image: ImageInfo?
     let file: TempFile
+    /// The body's EXIF as a JSON object's text (`DownloaderConfiguration.extractsExif`).
+    var exif: String?
 }

@@ -1,5 +1,6 @@
 /// Where an attempt's 2xx body goes as it arrives: a temp file made at the first byte, the head
-/// kept for sniffing, and the SHA-256 when one was asked for. Engine thread only.
+/// kept for sniffing, and the digests asked for (SHA-256, and MD5 or SHA-512 for a dataset's
+/// `--hash` and `--verify-hash`). Engine thread only.
 struct BodySink {
     /// Where the temp file is made (the output directory); nil for a store exchange, whose body
     /// the transfer keeps in memory instead.
@@ -12,15 +13,15 @@ struct BodySink {
     private(set) var bytes: Int64 = 0
     private(set) var head: [UInt8] = []
     private var discardedBytes = 0
-    private let hasher: SHA256Hasher?
+    private let hashers: [DigestHasher]
 
     /// Largest error or redirect body read (and thrown away) before the connection is dropped instead.
     static let maxDiscardedBytes = 1 << 20
 
-    init(directory: TempFileDirectory?, maxSize: Int64, digests: Bool) {
+    init(directory: TempFileDirectory?, maxSize: Int64, digests: [DigestAlgorithm]) {
         self.directory = directory
         self.maxSize = maxSize
-        hasher = digests ? SHA256Hasher() : nil
+        hashers = digests.map { DigestHasher($0) }
     }
 
     /// Empties the sink for another attempt, keeping its temp file.
@@ -28,7 +29,7 @@ struct BodySink {
         // A first attempt's file is already empty: no truncate (two syscalls per URL) needed.
         if bytes > 0 {
             tempFile?.truncate()
-            hasher?.reset()
+            for hasher in hashers { hasher.reset() }
         }
         bytes = 0
         head.removeAll(keepingCapacity: true)
@@ -44,7 +45,7 @@ struct BodySink {
         if let code = file.write(chunk) {
             throw DownloadError.writing("temp file \(file.displayPath)", code)
         }
-        hasher?.update(chunk)
+        for hasher in hashers { hasher.update(chunk) }
         if head.count < ImageSniffer.headLength {
             head.append(contentsOf: chunk.prefix(ImageSniffer.headLength - head.count))
         }
@@ -64,7 +65,9 @@ struct BodySink {
         let file = try openTempFile()
         file.finishWriting()
         tempFile = nil
-        return ReceivedBody(tempFile: file, bytes: bytes, head: head, sha256: hasher?.finish())
+        var digests: [DigestAlgorithm: String] = [:]
+        for hasher in hashers { digests[hasher.algorithm] = hasher.finish() }
+        return ReceivedBody(tempFile: file, bytes: bytes, head: head, digests: digests)
     }
 
     /// The body's temp file, created on first use: a 304, an error status or a failed connection

@@ -83,7 +83,7 @@ final class Transfer: @unchecked Sendable {
         self.request = request
         currentURL = request.url
         hostKey = request.url.origin
-        body = BodySink(directory: directory, maxSize: maxSize, digests: request.digestsBody)
+        body = BodySink(directory: directory, maxSize: maxSize, digests: request.digests)
         self.onFinish = onFinish
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)

@@ -13,6 +13,8 @@ struct ReceivedBody: Sendable {
     let bytes: Int64
     /// The first bytes, for sniffing the format.
     let head: [UInt8]
+    /// The digests of the body the request asked for, hex.
+    var digests: [DigestAlgorithm: String] = [:]
     /// SHA-256 of the body, hex; nil unless the request asked for it.
-    var sha256: String?
+    var sha256: String? { digests[.sha256] }
 }

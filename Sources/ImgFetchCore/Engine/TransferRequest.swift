@@ -8,8 +8,9 @@ struct TransferRequest: Sendable {
     var conditionalHeaders: [String] = []
     /// The normalized URL the conditional header lines are meant for.
     var conditionalURL: String?
-    /// Take the body's SHA-256 as it arrives (only when the output directory keeps an index).
-    var digestsBody = false
+    /// The digests of the body taken as it arrives: SHA-256 when the output directory keeps an
+    /// index, and whatever a dataset records or checks (`DownloaderConfiguration.bodyDigests`).
+    var digests: [DigestAlgorithm] = []
     /// Keep the first `maxSize` bytes of a longer body and end the transfer there as fetched,
     /// instead of failing it (robots.txt, of which RFC 9309 reads 500 KiB at most).
     var truncatesBody = false

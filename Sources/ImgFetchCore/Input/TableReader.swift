@@ -61,6 +61,9 @@ struct TableReader {
         if let key = settings.keyColumn, !header.contains(key) {
             throw ListError(message: "list '\(listName)' has no column '\(key)' for the sample keys (its columns: \(known))")
         }
+        if let hash = settings.hashColumn, !header.contains(hash) {
+            throw ListError(message: "list '\(listName)' has no column '\(hash)' for --verify-hash (its columns: \(known))")
+        }
         if let missing = settings.columnTypes.keys.sorted().first(where: { !header.contains($0) }) {
             throw ListError(message: "list '\(listName)' has no column '\(missing)' (--column-type; its columns: \(known))")
         }

@@ -5,6 +5,8 @@ public struct TableSettings: Sendable, Equatable {
     public var captionColumn: String?
     /// The column of each sample's key (`--key-column`, WebDataset shards).
     public var keyColumn: String?
+    /// The column of each row's expected digest (`--verify-hash`), which must be there.
+    public var hashColumn: String?
     /// `--column-type NAME=TYPE`: CSV and TSV columns passed through typed, not as strings.
     public var columnTypes: [String: ColumnType] = [:]
 

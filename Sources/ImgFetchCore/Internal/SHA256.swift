@@ -15,7 +15,7 @@ enum SHA256 {
 
     /// SHA-256 of the whole file `path`, read through `fd` from its start.
     static func hexDigest(ofFile fd: Int32, path: String) throws(DownloadError) -> String {
-        let hasher = SHA256Hasher()
+        let hasher = DigestHasher()
         if let code = FileDescriptorIO.forEachChunk(of: fd, chunkSize: 256 << 10, { hasher.update($0); return true }) {
             throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe(code))")
         }
@@ -24,7 +24,7 @@ enum SHA256 {
 
     /// SHA-256 of `length` bytes of the file from `offset`.
     static func hexDigest(ofRange fd: Int32, offset: Int, length: Int, path: String) throws(DownloadError) -> String {
-        let hasher = SHA256Hasher()
+        let hasher = DigestHasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
         defer { buffer.deallocate() }
         var done = 0
@@ -53,14 +53,16 @@ enum SHA256 {
     }
 }
 
-/// SHA-256 of a stream fed piece by piece (a body as it arrives, a dataset shard's input rows).
-/// Used by one thread at a time.
-public final class SHA256Hasher {
+/// A digest (SHA-256 unless told) of a stream fed piece by piece (a body as it arrives, a dataset
+/// shard's input rows). Used by one thread at a time.
+public final class DigestHasher {
     private let context: OpaquePointer
+    public let algorithm: DigestAlgorithm
 
-    public init() {
+    public init(_ algorithm: DigestAlgorithm = .sha256) {
         guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
         self.context = context
+        self.algorithm = algorithm
         reset()
     }
 
@@ -70,7 +72,7 @@ public final class SHA256Hasher {
 
     /// Starts a new digest, forgetting what was fed.
     public func reset() {
-        precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "EVP_DigestInit_ex(SHA-256) failed")
+        precondition(EVP_DigestInit_ex(context, algorithm.evp, nil) == 1, "EVP_DigestInit_ex(\(algorithm.displayName)) failed")
     }
 
     public func update(_ bytes: UnsafeRawBufferPointer) {

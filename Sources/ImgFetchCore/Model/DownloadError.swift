@@ -21,8 +21,15 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case notAnImage = "not-an-image"
         /// The body is an image that ends before its last pixel: the server sent a cut-off file.
         case truncated
-        /// An image in a format imgfetch cannot decode, with `--require-verified`.
+        /// An image in a format imgfetch cannot decode, with `--require-verified`, or when a filter
+        /// (`--min-size`, `--max-aspect-ratio`) needs its size.
         case unverified
+        /// The image's shorter side is under `--min-size`.
+        case tooSmall = "too-small"
+        /// The image's longer side over its shorter is more than `--max-aspect-ratio`.
+        case aspectRatio = "aspect-ratio"
+        /// The body's digest is not the one the row's `--verify-hash` column gives: the bytes are not kept.
+        case hashMismatch = "hash-mismatch"
         /// The output could not be written.
         case filesystem
         /// The output's file system is full (ENOSPC, EDQUOT), or below `--min-free`: the item was

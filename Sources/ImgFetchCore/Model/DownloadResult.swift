@@ -35,9 +35,14 @@ public struct DownloadResult: Sendable {
     /// `DownloaderConfiguration.hashesEveryBody`, or when the cache index compared it with the
     /// body it stored); nil otherwise, for decompressed outputs, and for files kept by `--skip-existing`.
     public var contentHash: String?
-    /// SHA-256 (hex) of the body as it was received, whatever was saved of it; set with
-    /// `DownloaderConfiguration.outputs` `.handedOver`.
-    public var bodySHA256: String?
+    /// Digests (hex) of the body as it was received, whatever was saved of it: SHA-256 and
+    /// `DownloaderConfiguration.bodyDigests`; set with `DownloaderConfiguration.outputs` `.handedOver`.
+    public var bodyDigests: [DigestAlgorithm: String] = [:]
+    /// SHA-256 (hex) of the body as it was received (`bodyDigests`).
+    public var bodySHA256: String? { bodyDigests[.sha256] }
+    /// The body's EXIF as a JSON object's text, exifread's keys and printable values (`{}` for an
+    /// image without EXIF); set with `DownloaderConfiguration.extractsExif` and `.handedOver` outputs.
+    public var exif: String?
     /// The response's Last-Modified, in seconds since 1970, when it had a valid one; set with
     /// `DownloaderConfiguration.outputs` `.handedOver`.
     public var lastModified: Int64?

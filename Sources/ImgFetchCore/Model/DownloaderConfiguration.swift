@@ -84,6 +84,14 @@ public struct DownloaderConfiguration: Sendable {
     /// Fail images of formats imgfetch cannot decode (SVG, ICO, JPEG XL, HEIC) instead of saving
     /// them unverified (`--require-verified`).
     public var requireVerified = false
+    /// Digests of every body besides its SHA-256, with `outputs` `.handedOver` (`DownloadResult.bodyDigests`):
+    /// what a dataset records (`--hash`) or checks against a column (`--verify-hash`).
+    public var bodyDigests: Set<DigestAlgorithm> = []
+    /// Read each body's EXIF into `DownloadResult.exif`, with `outputs` `.handedOver` (`--extract-exif`).
+    public var extractsExif = false
+    /// Which images are kept by their size (`--min-size`, `--max-aspect-ratio`); the rest fail
+    /// (class `too-small`, `aspect-ratio`) before they are decoded.
+    public var filter = ImageFilter()
     /// What the decoder refuses before allocating (`--max-pixels` and friends).
     public var decodeLimits = DecodeLimits()
     /// Where file names come from when a request gives none.
@@ -193,7 +201,7 @@ extension DownloaderConfiguration {
         /// Handed to each caller (`DownloadResult.handedOver`), for a writer of its own such as
         /// `DatasetWriter`'s shards (`HandOverSink`). No names are given, no cache index is kept
         /// (`keepsCacheIndex` and `cachePolicy` are ignored), existing files are not looked at,
-        /// every body's SHA-256 is taken (`DownloadResult.bodySHA256`), and a URL repeated after
+        /// every body's SHA-256 and `bodyDigests` are taken (`DownloadResult.bodyDigests`), and a URL repeated after
         /// its transfer finished is fetched again (only the callers of one transfer share it).
         case handedOver
     }

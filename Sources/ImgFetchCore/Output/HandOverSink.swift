@@ -24,15 +24,16 @@ final class HandOverSink: OutputSink {
 
     func plan(key: String, name: OutputName) -> CachePlan { .download(owner: nil) }
 
-    /// Every body's SHA-256 is taken (`DownloadResult.bodySHA256`): a writer of its own has no
-    /// index to compare with, and records it.
+    /// Every body's SHA-256 (and `bodyDigests`) is taken (`DownloadResult.bodyDigests`): a writer of
+    /// its own has no index to compare with, and records it.
     func digestsBody(_ plan: CachePlan) -> Bool { true }
 
     /// Hands the output to every caller of the transfer.
     func take(_ output: PreparedOutput, key: String, transferID: Int, plan: CachePlan, body: ReceivedBody,
               response: ResponseMetadata, base: DownloadResult) {
         var result = base
-        result.bodySHA256 = body.sha256
+        result.bodyDigests = body.digests
+        result.exif = output.exif
         if configuration.saveAs == .original { result.contentHash = body.sha256 }
         result.lastModified = ResponseCacheHeaders(fields: response.headers).lastModified
             .flatMap(HTTPDate.parse).map { Int64($0) }

@@ -51,7 +51,7 @@ public final class TempFile: @unchecked Sendable {
     public static let processTag: String = {
         var name = [UInt8](repeating: 0, count: 256)
         _ = name.withUnsafeMutableBufferPointer { gethostname(UnsafeMutableRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 255) }
-        let hasher = SHA256Hasher()
+        let hasher = DigestHasher()
         hasher.update(String(decoding: name.prefix { $0 != 0 }, as: UTF8.self))
         return "\(getpid())@\(hasher.finish().prefix(8))"
     }()

@@ -9,7 +9,8 @@ final class OptionTableTests: XCTestCase {
         switch long {
         case "fit", "upscale": ["--save-as", "png", "--resize", "8"]
         case "background": ["--save-as", "jpeg"]
-        case "shard-samples", "shard-prefix": ["--output-format", "webdataset"]
+        case "shard-samples", "shard-prefix", "hash", "extract-exif": ["--output-format", "webdataset"]
+        case "verify-hash": ["--output-format", "webdataset", "--input-format", "csv"]
         case "key-column": ["--output-format", "webdataset", "--input-format", "csv"]
         case "column-type": ["--input-format", "csv"]
         case "shard-by": ["--shard", "0/2"]
@@ -20,7 +21,7 @@ final class OptionTableTests: XCTestCase {
     func testEveryOptionIsDeclaredOnce() {
         let declared = OptionTable.options.map(\.long)
         XCTAssertEqual(declared.count, Set(declared).count, "an option is declared twice")
-        XCTAssertEqual(declared.count, 65)
+        XCTAssertEqual(declared.count, 70)
     }
 
     func testSpellingsAreUniqueAndWellFormed() {
@@ -53,12 +54,12 @@ final class OptionTableTests: XCTestCase {
             }
             XCTAssertThrowsError(try OptionParser.parse(["--\(spec.long)", "no-such-choice"]), spec.long)
         }
-        XCTAssertEqual(choiceOptions, 9, "--input-format, --output-format, --shard-by, --save-as, --fit, --name, --cache-policy, --progress, --completions")
+        XCTAssertEqual(choiceOptions, 10, "--input-format, --output-format, --shard-by, --save-as, --fit, --name, --cache-policy, --progress, --completions, --hash")
     }
 
     func testEveryChoiceIsNamedInTheHelp() {
         for spec in OptionTable.options {
-            let words = Set((spec.synopsis + " " + spec.help).split { !$0.isLetter && $0 != "-" }.map(String.init))
+            let words = Set((spec.synopsis + " " + spec.help).split { !$0.isLetter && !$0.isNumber && $0 != "-" }.map(String.init))
             for choice in spec.argument?.kind.choices ?? [] {
                 XCTAssertTrue(words.contains(choice), "the help of --\(spec.long) does not name \(choice)")
             }

@@ -121,13 +121,16 @@ final class MockTransport: DownloadTransport {
             tempFile.finishWriting()
             let now = Date().timeIntervalSince1970
             // Like the engine, the body is hashed when the request asks for it (an index is kept).
-            let sha256 = transfer.request.digestsBody ? body.withUnsafeBytes { bytes in
-                let hasher = SHA256Hasher()
-                hasher.update(bytes)
-                return hasher.finish()
-            } : nil
+            var digests: [DigestAlgorithm: String] = [:]
+            for algorithm in transfer.request.digests {
+                digests[algorithm] = body.withUnsafeBytes { bytes in
+                    let hasher = DigestHasher(algorithm)
+                    hasher.update(bytes)
+                    return hasher.finish()
+                }
+            }
             outcome = .fetched(ReceivedBody(tempFile: tempFile, bytes: Int64(body.count), head: Array(body.prefix(ImageSniffer.headLength)),
-                                            sha256: sha256),
+                                            digests: digests),
                                ResponseMetadata(status: httpStatus, httpVersion: nil, headers: [], requestTime: now, responseTime: now,
                                                 attempts: attempts, finalURL: transfer.url.normalized))
         } catch {

@@ -44,9 +44,10 @@ struct ParquetMetadata: Equatable {
     /// The physical types imgfetch reads: BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY.
     static let readableTypes: Set<Int32> = [0, 1, 2, 4, 5, 6]
 
-    /// A physical type's name in an error: those imgfetch does not read.
+    /// A physical type's name in an error.
     static func typeName(_ type: Int32) -> String {
-        [3: "INT96", 7: "FIXED_LEN_BYTE_ARRAY"][type] ?? "\(type)"
+        [0: "BOOLEAN", 1: "INT32", 2: "INT64", 3: "INT96", 4: "FLOAT", 5: "DOUBLE", 6: "BYTE_ARRAY",
+         7: "FIXED_LEN_BYTE_ARRAY"][type] ?? "\(type)"
     }
 }
 

@@ -51,6 +51,14 @@ struct ParquetTableReader {
         if let caption = settings.captionColumn { captionIndex = try index(of: caption, for: "the captions") }
         var keyIndex: Int?
         if let key = settings.keyColumn { keyIndex = try index(of: key, for: "the sample keys") }
+        if let hash = settings.hashColumn {
+            let index = try index(of: hash, for: "--verify-hash")
+            guard columns[index].type == 6 else {
+                opened.close()
+                throw ListError(message: "list '\(listName)': column '\(hash)' holds \(ParquetMetadata.typeName(columns[index].type)), "
+                    + "not hex digests as text (--verify-hash)")
+            }
+        }
         file = opened
         self.urlIndex = urlIndex
         self.captionIndex = captionIndex

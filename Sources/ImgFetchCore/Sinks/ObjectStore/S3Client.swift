@@ -133,7 +133,7 @@ public final class S3Client: Sendable {
             var bytes = [UInt8](repeating: 0, count: size)
             let count = bytes.withUnsafeMutableBytes { FileDescriptorIO.read(descriptor, into: $0, at: 0) }
             guard count == size else { throw DownloadError(.filesystem, "cannot read \(path): \(Errno.describe())") }
-            let hasher = SHA256Hasher()
+            let hasher = DigestHasher()
             bytes.withUnsafeBytes { hasher.update($0) }
             digest = hasher.finish()
             body = .bytes(bytes)

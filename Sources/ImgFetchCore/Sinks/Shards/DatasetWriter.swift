@@ -12,6 +12,10 @@ import Synchronization
 ///
 /// A shard is completed once all its rows are written and the list reader has hashed its input;
 /// a shard found complete by an earlier run is not opened at all (its rows come as skipped).
+/// After each shard it writes, the dataset's `stats.json` (`ShardNames.datasetStats`) is written
+/// anew with the sum of the counts of every shard written or found complete so far (and once more
+/// at the end, when shards were found complete after the last one written). A run that writes no
+/// shard leaves it alone: a re-run with nothing to do writes nothing.
 ///
 /// Called from the delivery thread and the list reader's; all state is behind `state`'s lock, and
 /// rows are written and counted under it, one at a time. A complete shard is committed and
@@ -27,6 +31,8 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         public let fingerprint: String
         /// The start of every shard's names and generated keys (`ShardNames.prefix`).
         public var namePrefix = ""
+        /// What each sample's JSON holds besides the fixed fields (`--hash`, `--extract-exif`, `--verify-hash`).
+        public var layout = SampleRecord.Layout()
         /// With `-o s3://…`, where complete shards are uploaded from `directory` (the work directory).
         public var upload: ShardUpload?
 
@@ -100,6 +106,9 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
     /// writer waiting for the finisher.
     private let finisherProblems = Mutex<[String]>([])
     private let reporting: Reporting
+    /// The counts of the shards committed or found complete so far, and how many; whether a shard
+    /// was written, and whether `stats.json` lacks shards found complete since. The finisher's alone.
+    private let totals = Mutex((stats: ShardStats(), shards: 0, wroteShard: false, unsaved: false))
     /// Hears of a shard write that failed for want of room (the downloader's `DiskSpaceGuard`).
     private let diskFull = Mutex<(@Sendable (DownloadError) -> Void)?>(nil)
 
@@ -139,9 +148,11 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         }
     }
 
-    /// `shard` is complete from an earlier run: its rows will come as skipped, and nothing is written.
-    public func skip(shard: Int) {
+    /// `shard` is complete from an earlier run: its rows will come as skipped, and nothing is
+    /// written but the dataset's `stats.json`, which adds the shard's `stats`.
+    public func skip(shard: Int, stats: ShardStats?) {
         state.withLock { _ = $0.skipped.insert(shard) }
+        if let stats { finisher.submit { [self] in counted(stats, written: false) } }
     }
 
     /// The lists are read: `rows` rows in all, which may end the last shard early.
@@ -172,6 +183,8 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         }
         // The shards still going to disk and the store, and their lines.
         finisher.close()
+        // Shards found complete after the last one written are in no stats.json yet.
+        if totals.withLock({ $0.wroteShard && $0.unsaved }) { saveDatasetStats() }
         return state.withLock { $0.problems } + finisherProblems.withLock { $0 }
     }
 
@@ -187,7 +200,8 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         }
         if state.shard == nil {
             state.shard = ShardWriter(shard: shard, directory: settings.directory, location: settings.location,
-                                      pixelExtension: settings.pixelExtension, namePrefix: settings.namePrefix)
+                                      pixelExtension: settings.pixelExtension, namePrefix: settings.namePrefix,
+                                      layout: settings.layout)
         }
         report = state.shard!.add(report, key: report.sampleKey ?? "")
         noteDiskFull(report.result.error)
@@ -228,6 +242,39 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         }
     }
 
+    /// Adds a complete shard's counts to the dataset's; after a shard `written` by this run, writes
+    /// `stats.json` anew (and uploads it with `-o s3://…`). On the finisher.
+    private func counted(_ stats: ShardStats, written: Bool) {
+        let save = totals.withLock { totals in
+            totals.stats.add(stats)
+            totals.shards += 1
+            totals.wroteShard = totals.wroteShard || written
+            totals.unsaved = !written
+            return written
+        }
+        if save { saveDatasetStats() }
+    }
+
+    /// Writes the dataset's `stats.json` from the totals, atomically.
+    private func saveDatasetStats() {
+        let (total, shards) = totals.withLock { totals in
+            totals.unsaved = false
+            return (totals.stats, totals.shards)
+        }
+        let name = ShardNames.datasetStats(prefix: settings.namePrefix)
+        var json = JSONWriter()
+        json.add("shards", shards)
+        total.write(to: &json)
+        do throws(DownloadError) {
+            let file = try ShardWriter.staged(name, in: settings.directory)
+            try file.write(json.line)
+            try file.commit()
+            try settings.upload?.upload(file: name, from: settings.directory)
+        } catch {
+            finisherProblems.withLock { $0.append("\(settings.location)/\(name) not written: \(error.message)") }
+        }
+    }
+
     private func noteDiskFull(_ error: DownloadError?) {
         guard let error, error.kind == .diskFull else { return }
         diskFull.withLock { $0 }?(error)
@@ -260,6 +307,7 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
                 try shard.commit(inputDigest: digest, settings: settings.fingerprint)
                 try settings.upload?.upload(shard.names, from: settings.directory)
                 print(lines, failure: nil)
+                counted(shard.stats, written: true)
             } catch {
                 print(lines, failure: error)
                 finisherProblems.withLock { $0.append(error.message) }

@@ -17,6 +17,8 @@ public struct FinishedShard: Equatable {
     public let settings: String
     /// The rows that failed, by row number in the shard.
     public let failures: [Int: Failure]
+    /// The counts its stats file holds (for the dataset's `stats.json`); nil when they do not read.
+    public var stats: ShardStats?
 
     /// Most bytes of a results file read back (about 100,000 rows).
     static let resultsLimit = 64 << 20
@@ -63,7 +65,7 @@ public struct FinishedShard: Equatable {
               matches(value("results_etag").flatMap(JSONObjectScanner.string), resultsTag),
               let failures = failures(in: results, rows: rows),
               !failures.values.contains(where: { $0.error.kind == .filesystem || $0.error.kind == .storage }) else { return nil }
-        return FinishedShard(digest: digest, settings: settings, failures: failures)
+        return FinishedShard(digest: digest, settings: settings, failures: failures, stats: ShardStats(members: members))
     }
 
     /// The failed rows of a results file (a line per row, in row order); nil when a line is not a

@@ -5,7 +5,7 @@
 public struct ShardInput {
     public init() {}
 
-    private let hasher = SHA256Hasher()
+    private let hasher = DigestHasher()
 
     /// Adds one row. Each field is length-prefixed, so no two different rows hash alike.
     public func add(_ entry: ListEntry, key: String) {

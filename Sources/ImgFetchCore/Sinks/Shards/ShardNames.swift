@@ -12,6 +12,9 @@ public struct ShardNames: Sendable {
     public var results: String { number + ".jsonl" }
     public var stats: String { number + "_stats.json" }
 
+    /// The counts of every shard of the dataset (of the worker's, with a prefix): `stats.json`, `3-of-8-stats.json`.
+    public static func datasetStats(prefix: String) -> String { prefix + "stats.json" }
+
     /// The key of row `row` of the shard, when the list has no key column: `000123_000045`.
     public func key(row: Int) -> String {
         let digits = String(row)

@@ -46,6 +46,13 @@ public struct ShardUpload: Sendable {
         }
     }
 
+    /// Uploads the file `name` from `directory` (the dataset's `stats.json`), then removes it there.
+    func upload(file name: String, from directory: String) throws(DownloadError) {
+        defer { unlink(directory + "/" + name) }
+        _ = try client.put(file: directory + "/" + name, bucket: store.location.bucket, key: store.location.key(name),
+                           contentType: ObjectStoreOutput.contentType(of: name))
+    }
+
     /// Adds `tags` (name → entity tag) to the end of the stats file's JSON object, in name order;
     /// the file is written anew under a temp name and renamed, as `ShardWriter` wrote it.
     static func addTags(_ tags: [String: String], toStats name: String, in directory: String) throws(DownloadError) {

@@ -26,17 +26,22 @@ final class ShardWriter: @unchecked Sendable {
     private(set) var cutShort = false
     /// The row that cut the shard short failed for a full disk (not a signal or the deadline).
     private(set) var cutShortByFullDisk = false
-    private var statusCounts: [DownloadResult.Status: Int] = [:]
-    private var errorCounts: [String: Int] = [:]
-    private(set) var rows = 0
+    /// The counts of the rows written so far.
+    private(set) var stats = ShardStats()
+    var rows: Int { stats.rows }
     private let startedAt = Date()
     private let startedMonotonic = monotonicSeconds()
 
     /// The image member's extension for every sample (`--save-as jpeg`: `jpg`); nil: the original's format's.
     private let pixelExtension: String?
 
-    init(shard: Int, directory: String, location: String? = nil, pixelExtension: String?, namePrefix: String = "") {
+    /// What each sample's JSON holds besides the fixed fields.
+    private let layout: SampleRecord.Layout
+
+    init(shard: Int, directory: String, location: String? = nil, pixelExtension: String?, namePrefix: String = "",
+         layout: SampleRecord.Layout = SampleRecord.Layout()) {
         self.pixelExtension = pixelExtension
+        self.layout = layout
         self.shard = shard
         names = ShardNames(shard: shard, prefix: namePrefix)
         self.directory = directory
@@ -48,7 +53,6 @@ final class ShardWriter: @unchecked Sendable {
     func add(_ report: ItemReport, key: String) -> ItemReport {
         var report = report
         report.sampleKey = key
-        rows += 1
         let status = report.result.status
         // A row that a full disk failed, too: once there is room, a re-run completes the shard.
         if status == .cancelled || report.result.error?.kind == .deadline { cutShort = true }
@@ -67,7 +71,7 @@ final class ShardWriter: @unchecked Sendable {
                                     httpVersion: report.result.httpVersion)
         }
         report.result.handedOver = nil
-        count(report.result)
+        stats.count(report.result)
         if failure == nil {
             do {
                 try openIfNeeded()
@@ -139,7 +143,7 @@ final class ShardWriter: @unchecked Sendable {
         try tarWriter.append(name: key + "." + ext, size: output.size, mtime: mtime) { () throws(DownloadError) in
             try output.write(to: tar.fd, destinationName: tar.finalPath)
         }
-        try tarWriter.append(name: key + ".json", mtime: mtime, bytes: Array(SampleRecord.json(report, key: key).utf8))
+        try tarWriter.append(name: key + ".json", mtime: mtime, bytes: Array(SampleRecord.json(report, key: key, layout: layout).utf8))
         if let caption = report.row?.caption {
             try tarWriter.append(name: key + ".txt", mtime: mtime, bytes: Array(caption.utf8))
         }
@@ -151,40 +155,25 @@ final class ShardWriter: @unchecked Sendable {
         discard()
     }
 
-    private func count(_ result: DownloadResult) {
-        statusCounts[result.status, default: 0] += 1
-        if let error = result.error { errorCounts[error.kind.rawValue, default: 0] += 1 }
-    }
-
+    /// The stats file: the counts (`ShardStats`), img2dataset's times (seconds since 1970) and
+    /// duration, and what a re-run compares.
     private func statsJSON(inputDigest: String, settings: String, tarBytes: Int) -> String {
-        let duration = (monotonicSeconds() - startedMonotonic) * 1000
         var json = JSONWriter()
         json.add("shard", names.number)
         json.add("tar", names.tar)
-        json.add("rows", rows)
-        json.add("status") { statuses in
-            for status in [DownloadResult.Status.saved, .skipped, .failed, .cancelled] {
-                statuses.add(status.rawValue, statusCounts[status] ?? 0)
-            }
-        }
-        json.add("errors") { errors in
-            for (kind, count) in errorCounts.sorted(by: { $0.key < $1.key }) { errors.add(kind, count) }
-        }
-        json.add("start_time", Self.timestamp(startedAt))
-        json.add("end_time", Self.timestamp(Date()))
-        json.add("duration_s", Double(Int(duration.rounded())) / 1000)
+        stats.write(to: &json)
+        let end = Date().timeIntervalSince1970
+        json.add("duration", Self.milliseconds(monotonicSeconds() - startedMonotonic))
+        json.add("start_time", Self.milliseconds(startedAt.timeIntervalSince1970))
+        json.add("end_time", Self.milliseconds(end))
         json.add("tar_bytes", tarBytes)
         json.add("input_sha256", inputDigest)
         json.add("settings", settings)
         return json.line
     }
 
-    /// `2026-12-02T02:40:00Z`.
-    static func timestamp(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    /// Seconds to the millisecond.
+    private static func milliseconds(_ seconds: Double) -> Double {
+        (seconds * 1000).rounded() / 1000
     }
 }

@@ -67,7 +67,9 @@ final class ShardWriterTests: XCTestCase {
         XCTAssertTrue(stats.contains("\"input_sha256\":\"new\""), stats)
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory + "/000000.tar")[.size] as? Int)
         XCTAssertTrue(stats.contains("\"tar_bytes\":\(size),"), stats)
-        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s", failures: [:]))
+        var counts = ShardStats()
+        counts.count(DownloadResult(status: .saved))
+        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s", failures: [:], stats: counts))
         // A tar of another size than the stats say is not a finished shard.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/000000.tar"))
         try handle.seekToEnd()
