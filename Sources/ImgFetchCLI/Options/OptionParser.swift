@@ -74,6 +74,9 @@ public enum OptionParser {
         }
         let spelling = "--" + name
         guard let spec = OptionTable.byLongName[String(name)] else {
+            if let reason = Suggestion.foreignOption(String(name)) {
+                throw UsageError(option: spelling, problem: .foreignOption(reason))
+            }
             let meant = name.isEmpty ? nil : Suggestion.closest(to: String(name), among: Array(OptionTable.byLongName.keys))
             throw UsageError(option: name.isEmpty ? argument : spelling, problem: .unknownOption, suggestion: meant.map { "--" + $0 })
         }

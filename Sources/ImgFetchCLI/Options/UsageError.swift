@@ -6,6 +6,8 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public enum Problem: Equatable, Sendable {
         /// No option has this name.
         case unknownOption
+        /// Another tool's option (img2dataset's), which imgfetch does without; the reason says why.
+        case foreignOption(String)
         /// A value-taking option came last, with nothing after it.
         case missingValue
         /// A flag was given `=value`.
@@ -38,6 +40,8 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
         switch problem {
         case .unknownOption:
             return "unknown option \(option)"
+        case .foreignOption(let reason):
+            return "unknown option \(option), \(reason)"
         case .missingValue:
             return "option \(option) needs a value"
         case .unexpectedValue:
