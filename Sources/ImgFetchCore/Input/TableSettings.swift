@@ -36,7 +36,8 @@ public enum ColumnType: String, CaseIterable, Sendable {
         case .float:
             guard let value = Double(trimmed), value.isFinite,
                   trimmed.allSatisfy({ $0.isNumber || "+-.eE".contains($0) }) else { return nil }
-            return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+            // With its `.0`: a reader in Python gets a float, not an int.
+            return String(value)
         case .bool:
             switch trimmed.lowercased() {
             case "true", "1", "yes": return "true"

@@ -138,17 +138,17 @@ final class CodecPipelineTests: CodecTestCase {
         XCTAssertEqual(ScalePlan(width: 30, height: 20, resize: nil, format: .jpeg), ScalePlan(targetWidth: 30, targetHeight: 20, dctNumerator: 8))
     }
 
-    func testScalePlanUsesTheSmallestFastDCTScaleThatDoesNotUndershoot() {
-        // 4000 → 1000 is exactly 2/8; 4000 → 1001 needs 3/8, which libjpeg-turbo does without SIMD:
-        // 4/8 (2000) and the box filter for the rest.
+    func testScalePlanDecodesAtHalfSizeOnlyWhenTheBoxFilterStillHalvesIt() {
+        // 4000 → 1000: 4/8 (2000), then the box filter halves it. The 1/8 and 2/8 IDCTs alias fine
+        // detail where INTER_AREA does not (DownscaleQualityTests): never used.
         XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1000), format: .jpeg),
-                       ScalePlan(targetWidth: 1000, targetHeight: 750, dctNumerator: 2))
+                       ScalePlan(targetWidth: 1000, targetHeight: 750, dctNumerator: 4))
         XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1001), format: .jpeg),
-                       ScalePlan(targetWidth: 1001, targetHeight: 751, dctNumerator: 4))
-        // 640 → 341 (a 256 px center crop) would take 5/8, whose scalar IDCTs cost more than a full decode.
+                       ScalePlan(targetWidth: 1001, targetHeight: 751, dctNumerator: 8))
+        // 640 → 341 (a 256 px center crop): decoded whole.
         XCTAssertEqual(ScalePlan(width: 640, height: 480, resize: Resize(size: 256, fit: .centerCrop), format: .jpeg).dctNumerator, 8)
         XCTAssertEqual(ScalePlan(width: 10000, height: 10000, resize: Resize(size: 100), format: .jpeg),
-                       ScalePlan(targetWidth: 100, targetHeight: 100, dctNumerator: 1))
+                       ScalePlan(targetWidth: 100, targetHeight: 100, dctNumerator: 4))
         XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1000), format: .png).dctNumerator, 8)
     }
 }

@@ -105,30 +105,31 @@ final class JPEGConvertTests: CodecTestCase {
         XCTAssertEqual(image.pixel(12, 28).map { $0 > 128 }, [true, true, true], "bottom right is white")
     }
 
-    func testDCTScalingAloneMatchesLibjpegScaledDecode() throws {
-        // 53 → 27 is ceil(53 × 4/8): libjpeg's DCT scaling lands on the target, no box filter.
+    func testHalfSizeDCTScalingThenTheBoxFilterHalvesIt() throws {
+        // 53 → 13: 27 × 18 at 4/8 is still twice the target, and the box filter does the rest.
         let bytes = try jpeg()
-        let (converted, image) = try convertedImage(bytes, .jpeg, to: .ppm, maxDimension: 27)
-        XCTAssertEqual([converted.width, converted.height], [27, 18])
-        XCTAssertSameImage(image, try Fixtures.referenceDecode(bytes, scaleNumerator: 4))
+        let (converted, image) = try convertedImage(bytes, .jpeg, to: .ppm, maxDimension: 13)
+        XCTAssertEqual([converted.width, converted.height], [13, 9])
+        let scaled = try Fixtures.referenceDecode(bytes, scaleNumerator: 4)
+        XCTAssertEqual([scaled.width, scaled.height], [27, 18])
+        XCTAssertSameImage(image, boxReference(scaled, width: 13, height: 9), tolerance: 1)
     }
 
-    func testDCTScalingThenBoxFilter() throws {
+    func testUnderTwiceTheTargetAtHalfSizeTheWholeImageIsBoxFiltered() throws {
         let bytes = try jpeg()
         let (converted, image) = try convertedImage(bytes, .jpeg, to: .ppm, maxDimension: 20)
         XCTAssertEqual([converted.width, converted.height], [20, 13])
-        // 27 × 18 at 4/8: the smallest fast DCT size ≥ 20 × 13 (3/8, 20 × 14, has no SIMD IDCT).
-        let scaled = try Fixtures.referenceDecode(bytes, scaleNumerator: 4)
-        XCTAssertEqual([scaled.width, scaled.height], [27, 18])
-        XCTAssertSameImage(image, boxReference(scaled, width: 20, height: 13), tolerance: 1)
+        // 27 × 18 at 4/8 is under twice 20 × 13: decoded whole, as OpenCV's INTER_AREA would shrink it.
+        let whole = try Fixtures.referenceDecode(bytes, scaleNumerator: 8)
+        XCTAssertSameImage(image, boxReference(whole, width: 20, height: 13), tolerance: 1)
     }
 
     func testDownscaleWithRotationSwapsTheTarget() throws {
         let bytes = try jpeg(Fixtures.jpegOptions(orientation: 8))
         let (converted, image) = try convertedImage(bytes, .jpeg, to: .png, maxDimension: 20)
         XCTAssertEqual([converted.width, converted.height], [13, 20])
-        let scaled = try Fixtures.referenceDecode(bytes, scaleNumerator: 4)
-        XCTAssertSameImage(image, boxReference(scaled, width: 20, height: 13).oriented(8), tolerance: 1)
+        let whole = try Fixtures.referenceDecode(bytes, scaleNumerator: 8)
+        XCTAssertSameImage(image, boxReference(whole, width: 20, height: 13).oriented(8), tolerance: 1)
     }
 
     func testTinyTarget() throws {

@@ -1,5 +1,5 @@
-/// How an image gets to its `Resize`: the exact scaled size, the JPEG DCT scaling that does most
-/// of a downscale for free before the box filter finishes it, and the canvas that a crop or a pad
+/// How an image gets to its `Resize`: the exact scaled size, the JPEG DCT scaling that does half
+/// of a large downscale for little before the box filter finishes it, and the canvas that a crop or a pad
 /// cuts or fills around the scaled image.
 ///
 /// The scale is uniform (the aspect ratio is kept, each side rounded to nearest and at least 1
@@ -9,11 +9,12 @@ struct ScalePlan: Equatable {
     /// Size after scaling, in stored orientation.
     var targetWidth: Int
     var targetHeight: Int
-    /// libjpeg's scale_num over 8: the smallest of 1, 2, 4 and 8 that still yields at least the
-    /// target size. libjpeg-turbo has SIMD IDCTs for these only; the others (3/8, 5/8 …) run
-    /// scalar C, and for 4:2:0 JPEGs at twice the size for chroma: center-cropping 2000 640×480
-    /// photos to 256 px decoded at 5/8 cost more CPU than decoding them whole (11.3 against 12.3
-    /// CPU s for the run).
+    /// libjpeg's scale_num over 8: 4 when the image at half size is still at least twice the
+    /// target, so that the box filter after it does the rest of the shrink; else 8. The smaller
+    /// scales, 1/8 and 2/8, cost less but alias fine detail (moire, up to 3 dB of PSNR behind
+    /// OpenCV's INTER_AREA on the test's sources: BENCHMARKS.md); the odd ones (3/8, 5/8 …) run
+    /// scalar C in libjpeg-turbo, and for 4:2:0 JPEGs at twice the size for chroma: center-cropping
+    /// 2000 640×480 photos to 256 px decoded at 5/8 cost more CPU than decoding them whole.
     var dctNumerator: Int
     /// The output's size, in shown orientation: the oriented target size, or the crop or the pad around it.
     var canvasWidth: Int
@@ -35,9 +36,9 @@ struct ScalePlan: Equatable {
         }
         var numerator = 8
         if format == .jpeg && targetWidth < width {
-            // libjpeg's output size is ceil(side × n / 8); take the smallest fast n that does not undershoot.
+            // libjpeg's output size is ceil(side × n / 8).
             func dctSide(_ side: Int, _ n: Int) -> Int { (side * n + 7) / 8 }
-            numerator = [1, 2, 4, 8].first { dctSide(width, $0) >= targetWidth && dctSide(height, $0) >= targetHeight } ?? 8
+            numerator = dctSide(width, 4) >= 2 * targetWidth && dctSide(height, 4) >= 2 * targetHeight ? 4 : 8
         }
         let shown = orientation.outputSize(width: targetWidth, height: targetHeight)
         var canvas = shown

@@ -15,8 +15,10 @@ enum ParquetValue: Equatable {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
         case .integer(let value): String(value)
-        case .float(let value): value.isFinite ? Self.number(Double(value), description: value.description) : "null"
-        case .double(let value): value.isFinite ? Self.number(value, description: value.description) : "null"
+        // Swift's shortest round-trip form (of the Float, for FLOAT), with its `.0`: a reader in
+        // Python gets a float, as pyarrow gives one (`0.0`, not `0`).
+        case .float(let value): value.isFinite ? value.description : "null"
+        case .double(let value): value.isFinite ? value.description : "null"
         case .bytes(let bytes): JSONWriter.string(String(decoding: bytes, as: UTF8.self))
         }
     }
@@ -24,13 +26,6 @@ enum ParquetValue: Equatable {
     /// The text of a BYTE_ARRAY value; nil for other values.
     var text: String? {
         if case .bytes(let bytes) = self { String(decoding: bytes, as: UTF8.self) } else { nil }
-    }
-
-    /// Swift's shortest round-trip form, without the `.0` JSON does not need for whole numbers, and
-    /// with the exponent as JSON writes it.
-    private static func number(_ value: Double, description: String) -> String {
-        if value == value.rounded(), abs(value) < 1e15, description.hasSuffix(".0") { return String(description.dropLast(2)) }
-        return description
     }
 }
 
