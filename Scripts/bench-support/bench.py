@@ -242,19 +242,43 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                         "here either; aria2c and img2dataset have at most 3 counted runs (time budget)."]),
     ]
     dataset_table, dataset_n = lists.dataset_table()
-    shards = Imgfetch(fetch, "imgfetch webdataset", ("--input-format", "csv", "--caption-column", "caption",
-                                                    "--output-format", "webdataset", "--save-as", "jpeg",
-                                                    "--resize", "256", "--fit", "center-crop"))
+    venv_python = os.path.join(venv, "bin", "python")
+    shard_options = ("--caption-column", "caption", "--output-format", "webdataset", "--save-as", "jpeg",
+                     "--resize", "256", "--fit", "center-crop")
+    shards = Imgfetch(fetch, "imgfetch webdataset", ("--input-format", "csv", *shard_options))
+    dataset_notes = ("`--save-as jpeg --resize 256 --fit center-crop --output-format webdataset --caption-column caption` "
+                     "against `img2dataset --output_format webdataset --image_size 256 --resize_mode center_crop "
+                     "--caption_col caption --thread_count 16 --processes_count 1` (JPEG quality 95 for both, "
+                     "their defaults). Files: image members in the output's tars. Throughput per CPU second is "
+                     "images ÷ CPU seconds; img2dataset has at most 3 counted runs (time budget).")
+    if os.access(venv_python, os.X_OK):
+        parquet, parquet_n = lists.dataset_parquet(dataset_n, venv_python)
+        big, big_n = lists.dataset_parquet(10_000, venv_python)
+        one, _ = lists.dataset_parquet(1, venv_python)
+        parquet_shards = Imgfetch(fetch, "imgfetch webdataset", shard_options)
+        scenarios.append(
+            Scenario("dataset", f"Dataset shards: the small set from a LAION-shaped Parquet table (url, caption, "
+                     f"similarity), {parquet_n} × 640×480 → 256×256 center crops, JPEG q95, WebDataset tars", parquet, "",
+                     parquet_n, [parquet_shards, Img2datasetShards(venv, "parquet")], counted, 150,
+                     max_runs={"img2dataset webdataset": min(counted, 3)},
+                     notes=[f"Both read the Parquet file: `imgfetch TABLE.parquet {' '.join(shard_options)}` against "
+                            "`img2dataset --input_format parquet …`. " + dataset_notes]))
+        scenarios.append(
+            Scenario("dataset10k", f"Dataset shards at 10,000 rows: the small set {big_n // parquet_n}× over "
+                     "(distinct URLs), Parquet, 256×256 center crops, JPEG q95; each tool's start-up apart (a 1-row "
+                     "table)", big, "", big_n,
+                     [parquet_shards, Img2datasetShards(venv, "parquet"),
+                      Imgfetch(fetch, "imgfetch webdataset, 1 row (start-up)", shard_options, only_list=(one, 1)),
+                      Img2datasetShards(venv, "parquet", only_list=(one, 1))], counted, 600,
+                     max_runs={"img2dataset webdataset": min(counted, 3),
+                               "img2dataset webdataset, 1 row (start-up)": min(counted, 3)},
+                     notes=["Images per CPU second after start-up: (rows − 1) ÷ (CPU at 10,000 rows − CPU "
+                            "of the 1-row table). " + dataset_notes]))
     scenarios.append(
-        Scenario("dataset", f"Dataset shards: the small set from a CSV with captions, {dataset_n} × 640×480 → "
+        Scenario("dataset-csv", f"Dataset shards: the small set from a CSV with captions, {dataset_n} × 640×480 → "
                  "256×256 center crops, JPEG q95, WebDataset tars", dataset_table, "", dataset_n,
                  [shards, Img2datasetShards(venv)], counted, 150, max_runs={"img2dataset webdataset": min(counted, 3)},
-                 notes=["`imgfetch CSV --input-format csv --caption-column caption --output-format webdataset "
-                        "--save-as jpeg --resize 256 --fit center-crop` against `img2dataset --input_format csv "
-                        "--caption_col caption --output_format webdataset --image_size 256 --resize_mode "
-                        "center_crop --thread_count 16 --processes_count 1` (JPEG quality 95 for both, their "
-                        "defaults). Files: image members in the output's tars. Throughput per CPU second is "
-                        "images ÷ CPU seconds; img2dataset has at most 3 counted runs (time budget)."]))
+                 notes=["`imgfetch CSV --input-format csv …` against `img2dataset --input_format csv …`. " + dataset_notes]))
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     one_url = lists.head(tiny_urls, 1)
     scenarios.append(
@@ -344,7 +368,7 @@ def main() -> int:
     parser.add_argument("--bin-dir", required=True, help="where gen_corpus and decode_limit were built")
     parser.add_argument("--bench-dir", default=".bench")
     parser.add_argument("--quick", action="store_true", help="fewer files and runs, for iteration")
-    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,scaleout,s3,length,names,rerun,version,runtime, "
+    parser.add_argument("--only", help="comma-separated scenarios: small,large,png,dup,ppm,tiny,huge,mixed,dataset,dataset10k,dataset-csv,scaleout,s3,length,names,rerun,version,runtime, "
                         "wan-h2,wan-hosts,wan-plain (or wan for all three)")
     parser.add_argument("--runs", type=int, help="counted runs per scenario (default 5, quick 2; WAN cases 2, "
                         "quick 1)")

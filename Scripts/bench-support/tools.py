@@ -50,9 +50,14 @@ class Tool:
 
 
 class Imgfetch(Tool):
-    def __init__(self, binary: str, name: str = "imgfetch", extra: tuple[str, ...] = ()):
+    """With `only_list`, it fetches that list instead of the scenario's: one row, for the start-up cost."""
+
+    def __init__(self, binary: str, name: str = "imgfetch", extra: tuple[str, ...] = (),
+                 only_list: tuple[str, int] | None = None):
         super().__init__(name)
-        self.binary, self.extra = binary, extra
+        self.binary, self.extra, self.only_list = binary, extra, only_list
+        if only_list:
+            self.expected_files = only_list[1]
 
     def unavailable(self) -> str | None:
         if not os.access(self.binary, os.X_OK):
@@ -64,8 +69,8 @@ class Imgfetch(Tool):
         return None
 
     def command(self, urls, paths, out):
-        return [self.binary, urls, "-o", out, "-j", str(CONCURRENCY), "--per-host", str(CONCURRENCY), "-q",
-                *self.extra]
+        return [self.binary, self.only_list[0] if self.only_list else urls, "-o", out, "-j", str(CONCURRENCY),
+                "--per-host", str(CONCURRENCY), "-q", *self.extra]
 
 
 class Curl(Tool):
@@ -147,15 +152,20 @@ class Img2dataset(Tool):
 
 
 class Img2datasetShards(Img2dataset):
-    """img2dataset building WebDataset shards from a CSV with captions: 256×256 center crops
-    re-encoded as JPEG (its default encoding, quality 95), one process of 16 threads."""
+    """img2dataset building WebDataset shards from a table with captions (CSV or Parquet): 256×256
+    center crops re-encoded as JPEG (its default encoding, quality 95), one process of 16 threads.
+    With `only_list`, the table it reads instead of the scenario's: one row, for the start-up cost."""
 
-    def __init__(self, venv: str):
+    def __init__(self, venv: str, input_format: str = "csv", only_list: tuple[str, int] | None = None):
         super().__init__(venv)
-        self.name = "img2dataset webdataset"
+        self.name = "img2dataset webdataset" + (", 1 row (start-up)" if only_list else "")
+        self.input_format, self.only_list = input_format, only_list
+        if only_list:
+            self.expected_files = only_list[1]
 
     def command(self, urls, paths, out):
-        return [self.binary, "--url_list", urls, "--input_format", "csv", "--url_col", "url", "--caption_col", "caption",
+        return [self.binary, "--url_list", self.only_list[0] if self.only_list else urls, "--input_format", self.input_format,
+                "--url_col", "url", "--caption_col", "caption",
                 "--output_folder", out, "--output_format", "webdataset", "--image_size", "256",
                 "--resize_mode", "center_crop", "--thread_count", str(CONCURRENCY), "--processes_count", "1"]
 
