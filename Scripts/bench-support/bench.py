@@ -261,8 +261,8 @@ def build_scenarios(args, lists: corpus.Lists, bench_dir: str) -> list[Scenario]
                      f"similarity), {parquet_n} × 640×480 → 256×256 center crops, JPEG q95, WebDataset tars", parquet, "",
                      parquet_n, [parquet_shards, Img2datasetShards(venv, "parquet")], counted, 150,
                      max_runs={"img2dataset webdataset": min(counted, 3)},
-                     notes=[f"Both read the Parquet file: `imgfetch TABLE.parquet {' '.join(shard_options)}` against "
-                            "`img2dataset --input_format parquet …`. " + dataset_notes]))
+                     notes=["Both read the Parquet file (`imgfetch TABLE.parquet`, `img2dataset --input_format "
+                            "parquet`). " + dataset_notes]))
         scenarios.append(
             Scenario("dataset10k", f"Dataset shards at 10,000 rows: the small set {big_n // parquet_n}× over "
                      "(distinct URLs), Parquet, 256×256 center crops, JPEG q95; each tool's start-up apart (a 1-row "

@@ -15,7 +15,7 @@ Modes, each run by both binaries in a directory of its own (same relative paths)
 
 Compared: stdout, stderr, the --report file, every file left (name, bytes, mtime, mode), every
 object in the store (key under the mode's prefix, bytes, content type). Times are taken out
-first: JSON members duration_ms, start_time, end_time and duration_s. Lines of file runs are
+first: JSON members duration_ms, start_time, end_time, duration and duration_s. Lines of file runs are
 sorted (they come in completion order). Prints each difference; exits 1 if there is one.
 """
 import argparse
@@ -29,7 +29,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Members that hold a time, or (results_etag) the hash of a file that holds times.
-TIMES = {"duration_ms", "start_time", "end_time", "duration_s", "results_etag"}
+TIMES = {"duration_ms", "start_time", "end_time", "duration", "duration_s", "results_etag"}
 # Summary lines say how long the run took.
 SECONDS = re.compile(r" in [0-9.]+ s\b")
 
