@@ -137,17 +137,17 @@ class Lists:
         """The dataset table as Parquet, as LAION's parts are (url, caption, similarity; Snappy,
         dictionary-encoded strings), written by pyarrow with `python` (img2dataset's venv has it).
         Past the small set's size its files come again under distinct URLs (`?row=N`; nginx serves
-        the file). Returns (table, rows)."""
+        the file). Written every run, as the other lists are: the server's port changes. Returns
+        (table, rows)."""
         files = self._files("small", self.sizes["small"])
         path = os.path.join(self.dir, f"dataset-{rows}.parquet")
-        if not os.path.exists(path):
-            csv = self._write(f"dataset-{rows}.csv", ["url,caption,similarity"] + [
-                f'{self.base}/small/{files[i % len(files)]}{"" if i < len(files) else f"?row={i}"},'
-                f'"photo {i}, a test image",{0.25 + (i % 100) / 1000}' for i in range(rows)])
-            subprocess.run([python, "-c", "import sys, pyarrow.csv as c, pyarrow.parquet as p; "
-                            "p.write_table(c.read_csv(sys.argv[1]), sys.argv[2] + '.tmp', compression='snappy')",
-                            csv, path], check=True)
-            os.replace(path + ".tmp", path)
+        csv = self._write(f"dataset-{rows}.csv", ["url,caption,similarity"] + [
+            f'{self.base}/small/{files[i % len(files)]}{"" if i < len(files) else f"?row={i}"},'
+            f'"photo {i}, a test image",{0.25 + (i % 100) / 1000}' for i in range(rows)])
+        subprocess.run([python, "-c", "import sys, pyarrow.csv as c, pyarrow.parquet as p; "
+                        "p.write_table(c.read_csv(sys.argv[1]), sys.argv[2] + '.tmp', compression='snappy')",
+                        csv, path], check=True)
+        os.replace(path + ".tmp", path)
         return path, rows
 
     def duplicate_list(self) -> tuple[str, int, int]:

@@ -58,6 +58,10 @@ public enum ImgFetchCommand {
         let stdout = FileDescriptorSink(descriptor: STDOUT_FILENO)
         let stderr = FileDescriptorSink(descriptor: STDERR_FILENO)
         var options: CommandLineOptions
+        if let translation = Img2datasetCommandLine.translate(arguments) {
+            stderr.write("imgfetch: \(Img2datasetCommandLine.message(translation))\nTry 'imgfetch --help' for more information.\n")
+            return ExitCode.usage
+        }
         do {
             options = try OptionParser.parse(arguments)
             try RunEnvironment.apply(ProcessInfo.processInfo.environment, to: &options)

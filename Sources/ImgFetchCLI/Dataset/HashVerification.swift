@@ -32,10 +32,12 @@ struct HashVerification: Sendable, Equatable {
         return .digest(text.lowercased())
     }
 
-    /// `result`, failed as `hash-mismatch` when it saved a body whose digest is not `expected`.
+    /// `result`, failed as `hash-mismatch` when it saved a body whose digest is not `expected`
+    /// (or was not taken: nothing unchecked is kept).
     func check(_ result: DownloadResult, expected: String) -> DownloadResult {
-        guard result.status == .saved, let actual = result.bodyDigests[algorithm], actual != expected else { return result }
-        return .failed(DownloadError(.hashMismatch, "the body's \(algorithm.displayName) is \(actual.prefix(16))…, "
+        guard result.status == .saved, result.bodyDigests[algorithm] != expected else { return result }
+        let actual = result.bodyDigests[algorithm].map { "is \($0.prefix(16))…" } ?? "was not taken"
+        return .failed(DownloadError(.hashMismatch, "the body's \(algorithm.displayName) \(actual), "
                            + "column '\(column)' says \(expected.prefix(16))…; not kept"),
                        attempts: result.attempts, httpStatus: result.httpStatus, httpVersion: result.httpVersion)
     }

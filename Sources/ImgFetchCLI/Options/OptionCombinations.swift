@@ -51,7 +51,7 @@ enum OptionCombinations {
                                     ("--key-column", options.table.keyColumn != nil)] where given {
                 throw UsageError(option: option, problem: .combination("needs --output-format webdataset"))
             }
-            for (option, given) in [("--hash", options.hash != defaults.hash), ("--verify-hash", options.verifyHash != nil),
+            for (option, given) in [("--hash", options.given.contains("hash")), ("--verify-hash", options.verifyHash != nil),
                                     ("--extract-exif", options.extractExif)] where given {
                 throw UsageError(option: option, problem: .combination(
                     "needs --output-format webdataset: it goes into each sample's JSON"))

@@ -16,14 +16,24 @@ public enum OptionParser {
     public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
         var options = CommandLineOptions()
         var remaining = arguments[...]
+        // The flag just before, for a `True` or `False` after it (img2dataset's, fire's way of
+        // writing flags), which would otherwise be read as a list.
+        var flagBefore: String?
         while let argument = remaining.popFirst() {
+            let flag = flagBefore
+            flagBefore = nil
             if argument == "--" {
                 options.lists.append(contentsOf: remaining)
                 break
             } else if argument.hasPrefix("--") {
                 try parseLong(argument, remaining: &remaining, into: &options)
+                if case .flag? = OptionTable.byLongName[String(argument.dropFirst(2))]?.effect { flagBefore = argument }
             } else if argument.hasPrefix("-"), argument != "-" {
                 try parseShortBundle(argument, remaining: &remaining, into: &options)
+            } else if let flag, ["true", "false"].contains(argument.lowercased()) {
+                throw UsageError(option: flag, problem: .combination(
+                    "takes no value: '\(argument)' after it would be read as a list; give the flag alone for true, "
+                        + "leave it out for false"))
             } else {
                 options.lists.append(argument)
             }

@@ -69,7 +69,8 @@ enum OptionTable {
                         + "pixels of the first frame, EXIF orientation applied, in png and pam with the source's channels and "
                         + "bit depth, in jpeg 8-bit with alpha composited onto --background, in webp 8-bit lossy with alpha").common(),
             .value("resize", "N", .number,
-                   help: "with a pixel --save-as: size the image to N pixels as --fit says (EXIF orientation first)") {
+                   help: "with a pixel --save-as (a dataset's is jpeg unless given): size the image to N pixels as --fit "
+                       + "says (EXIF orientation first)") {
                 options, value, spelling throws(UsageError) in
                 options.resize = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
             }.common(),
@@ -108,13 +109,13 @@ enum OptionTable {
             },
             .value("min-size", "N", .number,
                    help: "keep only images whose shorter side is at least N pixels; smaller ones fail (class too-small) "
-                       + "from their header, undecoded") {
+                       + "from their header, undecoded (0: no limit)") {
                 options, value, spelling throws(UsageError) in
-                options.filter.minSide = try ValueParser.integer(value, in: 1...1_000_000, for: spelling)
+                options.filter.minSide = try ValueParser.integer(value, in: 0...1_000_000, for: spelling)
             },
             .value("max-aspect-ratio", "R", .number,
                    help: "keep only images whose longer side is at most R times the shorter (3, 2.5); others fail "
-                       + "(class aspect-ratio)") {
+                       + "(class aspect-ratio; inf: no limit)") {
                 options, value, spelling throws(UsageError) in
                 options.filter.maxAspectRatio = try ValueParser.ratio(value, for: spelling)
             },

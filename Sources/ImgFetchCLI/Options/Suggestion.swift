@@ -1,40 +1,13 @@
 /// "Did you mean …?" for a mistyped option or value: the closest of the words it could have been,
 /// when one is close enough to be what was meant.
 enum Suggestion {
-    /// Names other tools use for ours, folded (`_` as `-`): img2dataset's options (docs/DATASETS.md
-    /// has the whole table), resize modes and file extensions; and ours of before (`--pad-color`,
-    /// now `--background`).
-    private static let aliases = [
-        "border": "pad", "jpg": "jpeg", "pad-color": "background",
-        "image-size": "resize", "resize-mode": "fit", "resize-only-if-bigger": "no-upscale", "output-folder": "output-dir",
-        "thread-count": "concurrency", "encode-quality": "quality", "encode-format": "save-as",
-        "number-sample-per-shard": "shard-samples", "min-image-size": "min-size", "max-image-area": "max-pixels",
-        "compute-hash": "hash", "user-agent-token": "user-agent",
-    ]
-
-    /// img2dataset's options that imgfetch has no counterpart for, folded, with why none is needed.
-    private static let foreign = [
-        "url-list": "give the list as an argument",
-        "processes-count": "one process runs the transfers (-j) and the decodes, on every core",
-        "distributor": "on Spark use Scripts/spark-fetch, elsewhere --shard K/N",
-        "subjob-size": "on Spark use Scripts/spark-fetch, elsewhere --shard K/N",
-        "save-additional-columns": "every column of the table goes into each sample's JSON",
-        "enable-wandb": "progress goes to stderr, counts to the stats files",
-        "wandb-project": "progress goes to stderr, counts to the stats files",
-        "incremental-mode": "a re-run always skips the shards that are complete",
-        "max-shard-retry": "a re-run makes the shards that are not complete; --retries retries each item",
-        "skip-reencode": "without --save-as the original bytes are kept",
-        "disable-all-reencoding": "without --save-as the original bytes are kept",
-        "upscale-interpolation": "imgfetch enlarges with one filter, bilinear",
-        "downscale-interpolation": "imgfetch shrinks with one filter, the JPEG decoder's scaling then a box filter",
-        "oom-shard-count": "shard numbers have six digits",
-        "bbox-col": "bounding boxes are not supported",
-        "disallowed-header-directives": "X-Robots-Tag opt-outs are honoured; --ignore-opt-out turns that off",
-    ]
+    /// Names other tools use for ours: img2dataset's resize modes and file extensions (its options
+    /// are `Img2datasetCommandLine`'s); and ours of before (`--pad-color`, now `--background`).
+    private static let aliases = ["border": "pad", "jpg": "jpeg", "pad-color": "background"]
 
     /// Why imgfetch has no option like img2dataset's `typed` (`--processes_count`); nil when it is not one of them.
     static func foreignOption(_ typed: String) -> String? {
-        foreign[fold(typed)].map { "img2dataset's; imgfetch needs none: \($0) (docs/DATASETS.md)" }
+        Img2datasetCommandLine.reasonLeftOut(fold(typed)).map { "img2dataset's; \($0) (docs/DATASETS.md)" }
     }
 
     /// The word among `candidates` that `typed` most likely meant: the same after folding case and
@@ -43,7 +16,7 @@ enum Suggestion {
     static func closest(to typed: String, among candidates: [String]) -> String? {
         let folded = fold(typed)
         if let exact = candidates.first(where: { fold($0) == folded }) { return exact }
-        if let alias = aliases[folded], candidates.contains(alias) { return alias }
+        if let alias = aliases[folded] ?? Img2datasetCommandLine.counterpart(of: folded), candidates.contains(alias) { return alias }
         let extended = candidates.filter { fold($0).hasPrefix(folded) }
         if folded.count >= 3, extended.count == 1 { return extended[0] }
         let allowed = folded.count <= 4 ? 1 : 2

@@ -154,8 +154,10 @@ enum ValueParser {
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
-    /// `--max-aspect-ratio`: a plain decimal from 1 (square only) to 1000000.
-    static func ratio(_ value: String, for option: String) throws(UsageError) -> Double {
+    /// `--max-aspect-ratio`: a plain decimal from 1 (square only) to 1000000, or `inf` (img2dataset's
+    /// default): no limit, nil.
+    static func ratio(_ value: String, for option: String) throws(UsageError) -> Double? {
+        if value == "inf" { return nil }
         guard let number = plainDecimal(value), (1...1_000_000).contains(number) else {
             throw invalid(value, option, "expected a ratio of the longer side to the shorter, from 1 to 1000000, such as 3 or 2.5")
         }

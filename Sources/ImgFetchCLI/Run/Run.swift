@@ -165,8 +165,12 @@ extension Run {
             for name in list.columnNames where options.sampleLayout.ownFields.contains(name) && name != settings.urlColumn
                 && name != options.sampleLayout.omittedColumn
                 && name != settings.captionColumn && said.insert(name).inserted {
+                // A caption column not named as one: the fix is the option, not a rename.
+                let fix = name == "caption" && settings.captionColumn == nil
+                    ? "give --caption-column caption to make it the samples' captions"
+                    : "rename the column to have it at the top level"
                 reporter.warn("column '\(name)' of \(list.name) is named like a field of each sample's KEY.json: "
-                    + "its value goes under \"columns\" (rename the column to have it at the top level)")
+                    + "its value goes under \"columns\" (\(fix))")
             }
         }
     }

@@ -124,7 +124,7 @@ enum UsageDocument {
             .init("N.tar, N.jsonl, N_stats.json", "with --output-format webdataset: each shard, its result lines, "
                 + "and its counts (written last: a shard without it is redone)"),
             .init("stats.json", "with --output-format webdataset: the counts of every shard, in img2dataset's names too, "
-                + "written anew after each shard"),
+                + "written anew after each shard (PREFIX-stats.json with a name prefix)"),
             .init("FILE.part", "--report FILE and --gallery FILE while the run goes on; renamed to FILE at the end"),
         ]),
     ]

@@ -93,7 +93,8 @@ final class DecodeStage: Sendable {
     }
 
     /// Why the filter (`--min-size`, `--max-aspect-ratio`) does not keep the image, from its header
-    /// alone; nil when it is kept, or when the header does not read (the decode then says why).
+    /// alone; nil when it is kept, or when the header does not read and the decode will say why
+    /// (without one, `--no-decode`, an image whose size cannot be read is not kept).
     private func filtered(_ file: TempFile, format: ImageFormat) -> DownloadError? {
         let filter = configuration.filter
         guard !filter.keepsAll else { return nil }
@@ -101,7 +102,10 @@ final class DecodeStage: Sendable {
             return DownloadError(.unverified, "cannot check the size of a \(format.displayName) image for "
                 + (filter.minSide > 0 ? "--min-size" : "--max-aspect-ratio") + ": imgfetch cannot decode \(format.displayName)")
         }
-        guard let info = file.withContents({ ImageCodec.probe($0, format: format) }) else { return nil }
+        guard let info = file.withContents({ ImageCodec.probe($0, format: format) }) else {
+            return configuration.verifyImages ? nil : DownloadError(.notAnImage, "the \(format.displayName) header does not "
+                + "read, so the image's size cannot be checked for " + (filter.minSide > 0 ? "--min-size" : "--max-aspect-ratio"))
+        }
         return filter.rejection(width: info.width, height: info.height)
     }
 

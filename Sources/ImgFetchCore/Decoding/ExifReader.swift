@@ -4,8 +4,9 @@ import Glibc
 /// of printable values by tag key (`ExifTags`), `{"Image Make": "Canon", "EXIF ExposureTime":
 /// "1/125", "Image XResolution": "72"}`. Read from the TIFF block of a JPEG's APP1 segment, a PNG's
 /// `eXIf` chunk, a WebP's `EXIF` chunk, or a TIFF file's own directories; an image without one
-/// gives `{}`. Every offset is bounds-checked and the amount read is capped, so a hostile block
-/// costs at most `maxBlock` bytes and `maxTags` tags.
+/// gives `{}`. Every offset is bounds-checked and every amount capped, so a hostile block costs at
+/// most `maxBlock` bytes read, `maxEntries` directory entries looked at in `maxDirectories`
+/// directories, and `maxOutput` bytes of printed values.
 enum ExifReader {
     enum Directory {
         case image, thumbnail, exif, gps, interoperability
@@ -25,8 +26,14 @@ enum ExifReader {
     static let maxBlock = 1 << 20
     /// Most tags printed, over all directories.
     static let maxTags = 1000
+    /// Most directory entries looked at, printed or not, over all directories.
+    static let maxEntries = 4096
+    /// Most directories read (IFD0, IFD1, EXIF, GPS, Interoperability: five in a camera's file).
+    static let maxDirectories = 8
     /// Most characters of one printed value.
     static let maxValue = 4096
+    /// Most characters of printed values over all tags: past it, no more tags are printed.
+    static let maxOutput = 64 << 10
 
     /// The EXIF of the image in `source` as a JSON object's text.
     static func json(_ source: ImageSource, format: ImageFormat) -> String {
@@ -130,6 +137,9 @@ enum ExifReader {
         let little: Bool
         var tags: [(String, String)] = []
         var visited: Set<Int> = []
+        /// Entries looked at and characters printed so far (`maxEntries`, `maxOutput`).
+        var entries = 0
+        var printed = 0
 
         init(block: [UInt8], little: Bool) {
             self.block = block
@@ -149,9 +159,10 @@ enum ExifReader {
         /// Reads the directory at `offset` into `tags`, following GPS and Interoperability at once
         /// and noting the EXIF directory's offset in `exif`; returns the next directory's offset.
         mutating func directory(at offset: Int, _ directory: Directory, found exif: inout Int?) -> Int? {
-            guard visited.insert(offset).inserted, let count = u16(offset) else { return nil }
+            guard visited.count < ExifReader.maxDirectories, visited.insert(offset).inserted, let count = u16(offset) else { return nil }
             for index in 0..<count {
-                guard tags.count < ExifReader.maxTags else { return nil }
+                entries += 1
+                guard tags.count < ExifReader.maxTags, entries <= ExifReader.maxEntries, printed < ExifReader.maxOutput else { return nil }
                 let entry = offset + 2 + index * 12
                 guard let tagNumber = u16(entry), let type = u16(entry + 2), let valueCount = u32(entry + 4) else { return nil }
                 let tag = UInt16(truncatingIfNeeded: tagNumber)
@@ -162,7 +173,9 @@ enum ExifReader {
                 guard valueOffset >= 0, valueOffset + total <= block.count else { continue }
                 let name = directory.keyPrefix + " " + ExifTags.name(tag, in: directory)
                 let printed = printable(tag, type: type, count: valueCount, at: valueOffset, directory: directory)
-                tags.append((name, String(printed.prefix(ExifReader.maxValue))))
+                let value = String(printed.prefix(ExifReader.maxValue))
+                self.printed += name.utf8.count + value.utf8.count
+                tags.append((name, value))
                 if let sub = ExifTags.subdirectories[tag], directory == .image || directory == .exif,
                    let target = u32(valueOffset) {
                     if sub == .exif, directory == .image {

@@ -150,5 +150,8 @@ final class CodecPipelineTests: CodecTestCase {
         XCTAssertEqual(ScalePlan(width: 10000, height: 10000, resize: Resize(size: 100), format: .jpeg),
                        ScalePlan(targetWidth: 100, targetHeight: 100, dctNumerator: 4))
         XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1000), format: .png).dctNumerator, 8)
+        // A gallery preview favours speed: the smallest fast scale that does not undershoot.
+        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 256), format: .jpeg, fastest: true).dctNumerator, 1)
+        XCTAssertEqual(ScalePlan(width: 4000, height: 3000, resize: Resize(size: 1001), format: .jpeg, fastest: true).dctNumerator, 4)
     }
 }

@@ -42,7 +42,8 @@ struct ImageConversion {
     func heldMemory(for decoder: ImageDecoder) -> Int {
         let info = decoder.info
         let plan = ScalePlan(width: info.width, height: info.height, resize: resize,
-                             orientation: ExifOrientation(rawValue: info.orientation) ?? .up, format: decoder.format)
+                             orientation: ExifOrientation(rawValue: info.orientation) ?? .up, format: decoder.format,
+                             fastest: purpose == .preview)
         var held = max(info.width, plan.targetWidth, plan.canvasWidth, plan.canvasHeight) * 64
         if info.orientation != ExifOrientation.up.rawValue {
             held += min(memoryBudget, plan.targetWidth * plan.targetHeight * 8)
@@ -59,7 +60,8 @@ struct ImageConversion {
     func run(decoder: ImageDecoder) throws(DownloadError) -> ConvertedImage {
         let info = decoder.info
         let orientation = ExifOrientation(rawValue: info.orientation) ?? .up
-        var plan = ScalePlan(width: info.width, height: info.height, resize: resize, orientation: orientation, format: decoder.format)
+        var plan = ScalePlan(width: info.width, height: info.height, resize: resize, orientation: orientation, format: decoder.format,
+                             fastest: purpose == .preview)
         let limit = decoder.limits.maxPixels
         if limit > 0, plan.targetWidth * plan.targetHeight > limit || plan.canvasWidth * plan.canvasHeight > limit {
             throw DownloadError(.tooLarge, "upscaled to \(plan.targetWidth)×\(plan.targetHeight), the image would exceed "

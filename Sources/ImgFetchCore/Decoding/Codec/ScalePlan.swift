@@ -11,8 +11,9 @@ struct ScalePlan: Equatable {
     var targetHeight: Int
     /// libjpeg's scale_num over 8: 4 when the image at half size is still at least twice the
     /// target, so that the box filter after it does the rest of the shrink; else 8. The smaller
-    /// scales, 1/8 and 2/8, cost less but alias fine detail (moire, up to 3 dB of PSNR behind
-    /// OpenCV's INTER_AREA on the test's sources: BENCHMARKS.md); the odd ones (3/8, 5/8 …) run
+    /// scales, 1/8 and 2/8, cost less but alias fine detail (moire, up to 8 dB of PSNR behind
+    /// OpenCV's INTER_AREA on the test's sources: BENCHMARKS.md), so only a preview (`fastest`)
+    /// takes them: the smallest of 1, 2, 4, 8 not under the target. The odd ones (3/8, 5/8 …) run
     /// scalar C in libjpeg-turbo, and for 4:2:0 JPEGs at twice the size for chroma: center-cropping
     /// 2000 640×480 photos to 256 px decoded at 5/8 cost more CPU than decoding them whole.
     var dctNumerator: Int
@@ -20,7 +21,8 @@ struct ScalePlan: Equatable {
     var canvasWidth: Int
     var canvasHeight: Int
 
-    init(width: Int, height: Int, resize: Resize?, orientation: ExifOrientation = .up, format: ImageFormat) {
+    init(width: Int, height: Int, resize: Resize?, orientation: ExifOrientation = .up, format: ImageFormat,
+         fastest: Bool = false) {
         let shorter = min(width, height), longer = max(width, height)
         var targetWidth = width, targetHeight = height
         if let resize {
@@ -38,7 +40,11 @@ struct ScalePlan: Equatable {
         if format == .jpeg && targetWidth < width {
             // libjpeg's output size is ceil(side × n / 8).
             func dctSide(_ side: Int, _ n: Int) -> Int { (side * n + 7) / 8 }
-            numerator = dctSide(width, 4) >= 2 * targetWidth && dctSide(height, 4) >= 2 * targetHeight ? 4 : 8
+            if fastest {
+                numerator = [1, 2, 4, 8].first { dctSide(width, $0) >= targetWidth && dctSide(height, $0) >= targetHeight } ?? 8
+            } else {
+                numerator = dctSide(width, 4) >= 2 * targetWidth && dctSide(height, 4) >= 2 * targetHeight ? 4 : 8
+            }
         }
         let shown = orientation.outputSize(width: targetWidth, height: targetHeight)
         var canvas = shown

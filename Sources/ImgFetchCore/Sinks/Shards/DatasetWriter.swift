@@ -15,7 +15,8 @@ import Synchronization
 /// After each shard it writes, the dataset's `stats.json` (`ShardNames.datasetStats`) is written
 /// anew with the sum of the counts of every shard written or found complete so far (and once more
 /// at the end, when shards were found complete after the last one written). A run that writes no
-/// shard leaves it alone: a re-run with nothing to do writes nothing.
+/// shard writes it only when it is missing or says otherwise: a re-run with nothing to do writes
+/// nothing.
 ///
 /// Called from the delivery thread and the list reader's; all state is behind `state`'s lock, and
 /// rows are written and counted under it, one at a time. A complete shard is committed and
@@ -183,8 +184,10 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         }
         // The shards still going to disk and the store, and their lines.
         finisher.close()
-        // Shards found complete after the last one written are in no stats.json yet.
-        if totals.withLock({ $0.wroteShard && $0.unsaved }) { saveDatasetStats() }
+        // Shards found complete after the last one written are in no stats.json yet; with none
+        // written, the file is made when it is missing or stale (a dataset of an earlier build).
+        let (wrote, unsaved) = totals.withLock { ($0.wroteShard, $0.unsaved) }
+        if unsaved { saveDatasetStats(onlyIfChanged: !wrote) }
         return state.withLock { $0.problems } + finisherProblems.withLock { $0 }
     }
 
@@ -255,8 +258,9 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         if save { saveDatasetStats() }
     }
 
-    /// Writes the dataset's `stats.json` from the totals, atomically.
-    private func saveDatasetStats() {
+    /// Writes the dataset's `stats.json` from the totals, atomically; `onlyIfChanged`: only when
+    /// the file there (in the store with `-o s3://…`) is not already the same.
+    private func saveDatasetStats(onlyIfChanged: Bool = false) {
         let (total, shards) = totals.withLock { totals in
             totals.unsaved = false
             return (totals.stats, totals.shards)
@@ -265,6 +269,16 @@ public final class DatasetWriter<Tag: Sendable>: Sendable {
         var json = JSONWriter()
         json.add("shards", shards)
         total.write(to: &json)
+        if onlyIfChanged {
+            let existing: [UInt8]?
+            if let upload = settings.upload {
+                existing = (try? upload.client.get(bucket: upload.store.location.bucket, key: upload.store.location.key(name),
+                                                   limit: 1 << 20))??.bytes
+            } else {
+                existing = FinishedShard.contents(of: settings.directory + "/" + name, limit: 1 << 20)
+            }
+            if existing == Array(json.line.utf8) { return }
+        }
         do throws(DownloadError) {
             let file = try ShardWriter.staged(name, in: settings.directory)
             try file.write(json.line)

@@ -12,8 +12,14 @@ public struct ShardNames: Sendable {
     public var results: String { number + ".jsonl" }
     public var stats: String { number + "_stats.json" }
 
-    /// The counts of every shard of the dataset (of the worker's, with a prefix): `stats.json`, `3-of-8-stats.json`.
-    public static func datasetStats(prefix: String) -> String { prefix + "stats.json" }
+    /// The counts of every shard of the dataset (of the worker's, with a prefix): `stats.json`,
+    /// `3-of-8-stats.json`, `laion-stats.json` for `laion_`: never a name that ends `_stats.json`,
+    /// which a shard's is, and which loaders glob.
+    public static func datasetStats(prefix: String) -> String {
+        var stem = Substring(prefix)
+        while let last = stem.last, last == "_" || last == "-" { stem = stem.dropLast() }
+        return stem.isEmpty ? "stats.json" : stem + "-stats.json"
+    }
 
     /// The key of row `row` of the shard, when the list has no key column: `000123_000045`.
     public func key(row: Int) -> String {

@@ -7,7 +7,8 @@
 /// - `failed_to_download`: rows that failed before or during the download (HTTP, network, an
 ///   invalid row, `hash-mismatch`), and those cancelled;
 /// - `failed_to_resize`: rows whose body was downloaded but is not an image imgfetch keeps
-///   (`not-an-image`, `truncated`, `unverified`, `too-small`, `aspect-ratio`);
+///   (`not-an-image`, `truncated`, `unverified`, `too-small`, `aspect-ratio`, and `too-large` for a
+///   body that came whole, over `--max-pixels`, as img2dataset's `max_image_area` counts it);
 /// - `status_dict`: `success` and each error class, with their counts.
 public struct ShardStats: Equatable, Sendable {
     public private(set) var rows = 0
@@ -15,7 +16,7 @@ public struct ShardStats: Equatable, Sendable {
     public private(set) var statuses: [String: Int] = [:]
     /// By error class.
     public private(set) var errors: [String: Int] = [:]
-    /// Rows that failed in the decode stage (`resizeClasses`).
+    /// Rows that failed in the decode stage (`resizeClasses`, and `too-large` with its body).
     public private(set) var failedToResize = 0
 
     /// The classes of the decode stage: the body came, the image is not kept.
@@ -29,7 +30,8 @@ public struct ShardStats: Equatable, Sendable {
         statuses[result.status.rawValue, default: 0] += 1
         if let error = result.error {
             errors[error.kind.rawValue, default: 0] += 1
-            if Self.resizeClasses.contains(error.kind) { failedToResize += 1 }
+            // A body over --max-size was cut off in transfer: no bytes are counted for it.
+            if Self.resizeClasses.contains(error.kind) || (error.kind == .tooLarge && result.bytes > 0) { failedToResize += 1 }
         }
     }
 
