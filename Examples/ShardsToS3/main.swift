@@ -55,7 +55,7 @@ var configuration = DownloaderConfiguration(outputDirectory: workDirectory)
 configuration.outputs = .handedOver  // shards take the verified outputs; no files are placed
 let store = ObjectStoreOutput(location: location, access: access, workDirectory: workDirectory,
                               settings: S3Client.Settings(retry: RetryPolicy(maxRetries: 2), userAgent: configuration.userAgent))
-if let problem = store.bucketProblem() { fail(problem) }
+if let problem = store.startProblem() { fail(problem.message) }
 
 let downloader: ImageDownloader
 do {

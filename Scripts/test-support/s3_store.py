@@ -9,6 +9,15 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
           {"endpoint": "http://127.0.0.1:PORT", "store": "http://127.0.0.1:PORT2",
            "access_key": "...", "secret_key": "...", "bucket": "NAME"}
         "endpoint" is the proxy (what imgfetch is given; https with --tls-cert), "store" is moto itself.
+        With auth, moto also has a role ("role_arn") that any key or web identity token may assume,
+        allowed all of S3. The proxy passes STS requests (POST / with an Action) on to moto; it checks
+        AssumeRoleWithWebIdentity's token against --web-identity-token and signs it for moto (which
+        wants a signature where AWS does not). Temporary keys from moto's STS are accepted with their
+        session token. "credentials_endpoint" serves a container's credentials (GET /container, with
+        --container-token as its Authorization) and IMDSv2 (PUT /latest/api/token, then
+        /latest/meta-data/iam/security-credentials/ROLE): new keys of the role at each request, which
+        the proxy refuses (400 ExpiredToken) --keys-expire-after seconds later, and whose stated
+        Expiration is half that plus ten minutes (a client that renews ten minutes ahead renews in time).
         The proxy checks every request's signature as AWS documents it (SigV4, S3's canonical
         URI: the path decoded, then encoded once) and the body against x-amz-content-sha256, and
         answers 403 SignatureDoesNotMatch or 400 XAmzContentSHA256Mismatch itself. With auth
@@ -16,14 +25,16 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         whose key is printed; --no-auth turns moto's check off (it, and boto3's requests to it,
         fail on keys with '=', '+' or non-ASCII characters, which AWS accepts).
         --log FILE gets one JSON line per request, once answered:
-          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234, "query": ""}
+          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234, "query": "", "signer": "AKIA…"}
         --faults FILE, read at each request, is JSON (or absent):
           {"status": 503, "rules": [{"method": "PUT", "suffix": ".tar", "times": 2, "query": "uploadId"}]}
         A rule fails its first `times` matching requests (-1: every one) with `status` (counted
         afresh whenever the file changes),
         without passing them on; "query", if given, must be in the request's query string.
         A rule may give its own "status", "body" (sent instead of a SlowDown error),
-        "headers" (an object of extra response headers) and "delay" (seconds to wait first).
+        "headers" (an object of extra response headers) and "delay" (seconds to wait first);
+        with "pass": true, the request is passed on after the delay.
+        The log also gets STS requests (key "sts:ACTION") and the endpoints' (key "endpoint:PATH").
 
     s3_store.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
     s3_store.py get   --store URL --bucket NAME --key K --out FILE
@@ -59,13 +70,18 @@ AUTHORIZATION = re.compile(r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)
 
 def signature_problem(method, target, headers, body, secrets):
     """Why the request's SigV4 signature or payload hash is wrong, by AWS's documented rules for
-    S3; None when both are right. `headers` maps lowercase names to values."""
+    S3; None when both are right. `headers` maps lowercase names to values; `secrets(key_id)` is
+    the key's secret and session token (None for an IAM user's key), or None for an unknown key."""
     match = AUTHORIZATION.match(headers.get("authorization", ""))
     if not match:
         return 403, "SignatureDoesNotMatch", "no AWS4-HMAC-SHA256 Authorization header"
     key_id, day, region, service, signed, signature = match.groups()
-    if key_id not in secrets:
+    known = secrets(key_id)
+    if known is None:
         return 403, "InvalidAccessKeyId", f"unknown key {key_id}"
+    secret, token = known
+    if token is not None and headers.get("x-amz-security-token") != token:
+        return 403, "InvalidToken", "temporary keys without their session token"
     payload = headers.get("x-amz-content-sha256", "")
     if payload != "UNSIGNED-PAYLOAD" and payload != hashlib.sha256(body).hexdigest():
         return 400, "XAmzContentSHA256Mismatch", "the body's SHA-256 is not x-amz-content-sha256"
@@ -82,12 +98,19 @@ def signature_problem(method, target, headers, body, secrets):
     scope = f"{day}/{region}/{service}/aws4_request"
     to_sign = "\n".join(["AWS4-HMAC-SHA256", headers.get("x-amz-date", ""), scope,
                          hashlib.sha256(request.encode()).hexdigest()])
-    key = ("AWS4" + secrets[key_id]).encode()
+    key = ("AWS4" + secret).encode()
     for part in (day, region, service, "aws4_request"):
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
     if not hmac.compare_digest(hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest(), signature):
         return 403, "SignatureDoesNotMatch", "the signature is not the canonical request's"
     return None
+
+
+ROLE = "imgfetch-role"
+ROLE_ARN = f"arn:aws:iam::123456789012:role/{ROLE}"
+# What an endpoint's keys say of their lifetime beyond the store's own limit (`--keys-expire-after`):
+# a client that renews ten minutes ahead, as the AWS SDKs and imgfetch do, renews in time.
+RENEWAL_MARGIN = 600
 
 
 def client(store):
@@ -99,8 +122,9 @@ def client(store):
 
 def serve(args):
     if not args.no_auth:
-        # Every request after the first three (the IAM user, its key and its policy) is checked.
-        os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
+        # Every request after the first five (the IAM user, its key and policy, the role and its
+        # policy) is checked.
+        os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "5"
     # Parts of 1 KiB and up, so that the tests can make multipart uploads of small files (S3: 5 MiB).
     os.environ["S3_UPLOAD_PART_MIN_SIZE"] = "1024"
     os.environ["MOTO_S3_DEFAULT_KEY_BUFFER_SIZE"] = str(16 << 20)
@@ -118,8 +142,16 @@ def serve(args):
         iam.create_user(UserName="imgfetch")
         key = iam.create_access_key(UserName="imgfetch")["AccessKey"]
         iam.put_user_policy(UserName="imgfetch", PolicyName="s3", PolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:*", "sts:*"], "Resource": "*"}]}))
         access_key, secret_key = key["AccessKeyId"], key["SecretAccessKey"]
+        # A role anyone may assume (with keys, or with a web identity token), allowed all of S3:
+        # what web identity, role_arn profiles and the fake credential endpoints hand out keys of.
+        iam = boto3.client("iam", endpoint_url=store, region_name="us-east-1",
+                           aws_access_key_id=access_key, aws_secret_access_key=secret_key)
+        iam.create_role(RoleName=ROLE, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity"]}]}))
+        iam.put_role_policy(RoleName=ROLE, PolicyName="s3", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
     boto3.client("s3", endpoint_url=store, region_name="us-east-1", aws_access_key_id=access_key,
                  aws_secret_access_key=secret_key).create_bucket(Bucket=args.bucket)
     for extra in args.also:
@@ -157,12 +189,126 @@ def serve(args):
                 counts[number] = seen + 1
             if rule.get("times", -1) < 0 or seen < rule["times"]:
                 time.sleep(rule.get("delay", 0))
+                if rule.get("pass"):
+                    return None
                 return rule.get("status", faults.get("status", 503)), rule.get("body"), rule.get("headers", {})
         return None
 
-    def log(method, key, status, size, query):
+    def log(method, key, status, size, query, signer=""):
         with lock, open(args.log, "a") as out:
-            out.write(json.dumps({"method": method, "key": key, "status": status, "bytes": size, "query": query}) + "\n")
+            out.write(json.dumps({"method": method, "key": key, "status": status, "bytes": size, "query": query,
+                                  "signer": signer}) + "\n")
+
+    # Keys handed out by the credential endpoints: key id -> the time the store refuses them from.
+    issued = {}
+
+    def secrets(key_id):
+        """The secret and session token of a key moto knows: the IAM user's, or temporary keys
+        from its STS (web identity, AssumeRole, the endpoints below)."""
+        if key_id == access_key:
+            return secret_key, None
+        if args.no_auth:
+            return None
+        from moto.sts.models import sts_backends
+        for regions in sts_backends.values():
+            for backend in regions.values():
+                for role in backend.assumed_roles:
+                    if role.access_key_id == key_id:
+                        return role.secret_access_key, role.session_token
+        return None
+
+    def expired(key_id):
+        with lock:
+            return key_id in issued and time.time() >= issued[key_id]
+
+    def temporary_keys(token_field):
+        """New keys of the role, as a credential endpoint answers them (JSON)."""
+        sts = boto3.client("sts", endpoint_url=store, region_name="us-east-1",
+                           aws_access_key_id=access_key, aws_secret_access_key=secret_key)
+        keys = sts.assume_role(RoleArn=ROLE_ARN, RoleSessionName="endpoint")["Credentials"]
+        now = time.time()
+        with lock:
+            issued[keys["AccessKeyId"]] = now + args.keys_expire_after
+        said = now + args.keys_expire_after / 2 + RENEWAL_MARGIN
+        return {"Code": "Success", "AccessKeyId": keys["AccessKeyId"], "SecretAccessKey": keys["SecretAccessKey"],
+                token_field: keys["SessionToken"], "Expiration": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(said))}
+
+    class Endpoints(http.server.BaseHTTPRequestHandler):
+        """A container's credential endpoint (GET /container, with the Authorization token
+        `--container-token`) and EC2's instance metadata, version 2 only (PUT /latest/api/token,
+        then the role's name and keys with the token)."""
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_):
+            pass
+
+        def answer(self, status, body, content_type="application/json"):
+            payload = body.encode()
+            log(self.command, "endpoint:" + self.path, status, 0, "")
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_PUT(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            if self.path == "/latest/api/token" and self.headers.get("X-aws-ec2-metadata-token-ttl-seconds"):
+                return self.answer(200, "metadata-token", "text/plain")
+            self.answer(400, "{}")
+
+        def do_GET(self):
+            base = "/latest/meta-data/iam/security-credentials/"
+            if self.path == "/container":
+                if self.headers.get("Authorization") != args.container_token:
+                    return self.answer(401, json.dumps({"message": "wrong authorization token"}))
+                return self.answer(200, json.dumps(temporary_keys("Token")))
+            if self.path.startswith(base):
+                if self.headers.get("X-aws-ec2-metadata-token") != "metadata-token":
+                    return self.answer(401, "", "text/plain")
+                if self.path == base:
+                    return self.answer(200, ROLE, "text/plain")
+                if self.path == base + ROLE:
+                    return self.answer(200, json.dumps(temporary_keys("Token")))
+            self.answer(404, "", "text/plain")
+
+    def sts(handler, body):
+        """STS, passed on to moto. AssumeRoleWithWebIdentity is unsigned (as AWS takes it); moto
+        wants a signature on every request, so the proxy checks the token against `--web-identity-token`
+        and signs the request with the IAM user's key before passing it on."""
+        form = dict(urllib.parse.parse_qsl(body.decode()))
+        action = form.get("Action", "")
+        headers = {name: value for name, value in handler.headers.items() if name.lower() != "expect"}
+        if action == "AssumeRoleWithWebIdentity":
+            if form.get("WebIdentityToken") != args.web_identity_token:
+                payload = ("<ErrorResponse><Error><Code>InvalidIdentityToken</Code><Message>the token is not "
+                           "the one issued</Message></Error></ErrorResponse>").encode()
+                log("POST", "sts:" + action, 400, len(body), "")
+                handler.send_response(400)
+                handler.send_header("Content-Length", str(len(payload)))
+                handler.end_headers()
+                handler.wfile.write(payload)
+                return
+            from botocore.auth import SigV4Auth
+            from botocore.awsrequest import AWSRequest
+            from botocore.credentials import Credentials
+            request = AWSRequest(method="POST", url=store + "/", data=body,
+                                 headers={"Content-Type": handler.headers.get("Content-Type")})
+            SigV4Auth(Credentials(access_key, secret_key), "sts", "us-east-1").add_auth(request)
+            headers = dict(request.headers.items())
+        upstream = http.client.HTTPConnection("127.0.0.1", store_port, timeout=60)
+        upstream.request("POST", "/", body=body, headers=headers)
+        response = upstream.getresponse()
+        payload = response.read()
+        log("POST", "sts:" + action, response.status, len(body), "")
+        handler.send_response(response.status)
+        handler.send_header("Content-Type", response.getheader("Content-Type") or "text/xml")
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.write(payload)
+        upstream.close()
 
     class Proxy(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -174,10 +320,16 @@ def serve(args):
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             path = urllib.parse.urlsplit(self.path).path
+            if self.command == "POST" and path == "/" and b"Action=" in body:
+                return sts(self, body)
             key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
             injected = fault(self.command, key, urllib.parse.urlsplit(self.path).query)
             headers = {name.lower(): value for name, value in self.headers.items()}
-            refusal = signature_problem(self.command, self.path, headers, body, {access_key: secret_key})
+            refusal = signature_problem(self.command, self.path, headers, body, secrets)
+            signed_by = AUTHORIZATION.match(headers.get("authorization", ""))
+            signer = signed_by.group(1) if signed_by else ""
+            if not refusal and signer and expired(signer):
+                refusal = 400, "ExpiredToken", "The provided token has expired."
             if refusal or injected:
                 status, code, message = refusal or (injected[0], "SlowDown", f"injected {injected[0]}")
                 payload = f"<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
@@ -186,7 +338,7 @@ def serve(args):
                     payload = injected[1].encode()
                 if not refusal:
                     extra = injected[2]
-                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query)
+                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query, signer)
                 self.send_response(status)
                 for name, value in extra.items():
                     self.send_header(name, value)
@@ -205,7 +357,7 @@ def serve(args):
                 status = response.status
                 # Logged before the client has its answer: a test that reads the log once
                 # imgfetch is done finds every request in it.
-                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query)
+                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query, signer)
                 self.send_response(status)
                 for name, value in response.getheaders():
                     if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
@@ -229,10 +381,16 @@ def serve(args):
         proxy.socket = context.wrap_socket(proxy.socket, server_side=True)
         scheme = "https"
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    endpoints = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endpoints)
+    endpoints.daemon_threads = True
+    threading.Thread(target=endpoints.serve_forever, daemon=True).start()
     print(json.dumps({"endpoint": f"{scheme}://127.0.0.1:{proxy.server_address[1]}", "store": store,
-                      "access_key": access_key, "secret_key": secret_key, "bucket": args.bucket}), flush=True)
+                      "access_key": access_key, "secret_key": secret_key, "bucket": args.bucket,
+                      "credentials_endpoint": f"http://127.0.0.1:{endpoints.server_address[1]}", "role_arn": ROLE_ARN}),
+          flush=True)
     sys.stdin.read()
     proxy.shutdown()
+    endpoints.shutdown()
     moto.stop()
 
 
@@ -247,6 +405,10 @@ def main():
     s.add_argument("--tls-key")
     s.add_argument("--log", required=True)
     s.add_argument("--faults", required=True)
+    s.add_argument("--web-identity-token", default="web-identity-token")
+    s.add_argument("--container-token", default="container-token")
+    s.add_argument("--keys-expire-after", type=float, default=3600,
+                   help="the store refuses keys from the credential endpoints this many seconds after they were issued")
     for name in ("list", "get", "put", "delete"):
         p = sub.add_parser(name)
         p.add_argument("--store", required=True)

@@ -110,7 +110,7 @@ public enum ImgFetchCommand {
             if options.outputFormat == .files, let index = options.downloaderConfiguration(outputDirectory: options.outputDirectory).indexDirectory {
                 try prepareOutputDirectory(index)
             }
-            try ObjectStoreOutput(options)?.checkBucket()
+            try ObjectStoreOutput(options)?.checkStart()
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             let heldOutputs = options.outputFormat == .webdataset ? window : 0
             try FileDescriptorLimit.ensure(FileDescriptorLimit.needed(concurrency: options.concurrency, backlog: backlog + heldOutputs),

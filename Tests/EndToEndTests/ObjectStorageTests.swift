@@ -107,22 +107,70 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(try jsonLines(fourth.stdout).filter { $0["status"] as? String == "skipped" }.count, 4, fourth.stderr)
     }
 
-    func testAWrongSecretFailsEveryItemAsStorageAndAWorkerAsksForARetry() throws {
+    func testAWrongSecretStopsTheRunBeforeAnyDownload() throws {
         let list = try scratch.write("urls.txt", images.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
         var environment = store.environment
         environment["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
         let run = try run(list, ["-o", "s3://pics/run2"], environment: environment)
-        XCTAssertEqual(run.exitCode, 1)
-        let results = try jsonLines(run.stdout)
-        XCTAssertEqual(results.compactMap { ($0["error"] as? [String: Any])?["class"] as? String }, Array(repeating: "storage", count: 4))
-        XCTAssertTrue(run.stderr.contains("HTTP 403 SignatureDoesNotMatch") && run.stderr.contains("AWS_SECRET_ACCESS_KEY"), run.stderr)
-        XCTAssertEqual(try store.objects(prefix: "run2/").count, 0)
-        XCTAssertEqual(try store.requests().filter { $0.key.hasPrefix("run2/") }.count, 4, "a refusal is not retried")
-
+        XCTAssertEqual(run.exitCode, 2)
+        XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("s3://pics/run2: the store refuses a first write, so nothing is downloaded: "
+                                          + "PUT s3://pics/run2/.imgfetch-write-check: HTTP 403 SignatureDoesNotMatch"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("check the keys from the environment (AWS_ACCESS_KEY_ID)"), run.stderr)
+        XCTAssertEqual(try imageDownloads(), 0)
+        XCTAssertEqual(try store.requests(withWriteChecks: true).filter { $0.method == "PUT" }.count, 1, "a refusal is not retried")
+        // A worker too: the same keys would be refused again, so the task is not worth a retry.
         let worker = try ImgFetchRunner.run(["-", "--work-dir", scratch.file("work2").path, "-o", "s3://pics/run2", "--failures-are-data"],
                                             stdin: images.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n",
                                             environment: environment)
-        XCTAssertEqual(worker.exitCode, 75, "the store failing is worth a retry of the task: \(worker.stderr)")
+        XCTAssertEqual(worker.exitCode, 2, worker.stderr)
+        XCTAssertEqual(try imageDownloads(), 0)
+    }
+
+    func testAStoreThatRefusesWritesMidRunStopsTheDownloadsAtOnce() throws {
+        // The write check passes; then the store refuses every image (a bucket policy that allows
+        // only some keys, or keys whose rights were taken away during the run).
+        let many = try server.addSamples(count: 10, seed: 31)
+        let list = try scratch.write("many.txt", many.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
+        try store.answerRequests(method: "PUT", suffix: "g", times: -1, status: 403,
+                                 body: "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
+        let run = try run(list, ["-o", "s3://pics/denied", "-j", "2"])
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        let results = try jsonLines(run.stdout)
+        XCTAssertEqual(results.count, many.count)
+        XCTAssertEqual(Set(results.compactMap { ($0["error"] as? [String: Any])?["class"] as? String }), ["storage"])
+        let stops = run.stderr.split(separator: "\n").filter { $0.contains("stopping:") }
+        XCTAssertEqual(stops.count, 1, run.stderr)
+        XCTAssertTrue(stops.first?.contains("the store refuses this run's writes (PUT s3://pics/denied/") == true, run.stderr)
+        XCTAssertTrue(stops.first?.contains("HTTP 403 AccessDenied: Access Denied") == true, run.stderr)
+        // What was downloaded is bounded by what was in flight when the first refusal came; the
+        // rest failed without a request.
+        let downloads = try imageDownloads()
+        XCTAssertLessThanOrEqual(downloads, 2 * 2 + 2, "downloads: \(downloads)")
+        XCTAssertLessThan(downloads, many.count)
+        let message = results.compactMap { ($0["error"] as? [String: Any])?["message"] as? String }
+        XCTAssertTrue(message.contains { $0.hasPrefix("not uploaded: the store refuses this run's writes") }, "\(message)")
+        // A worker exits 75, as for a full disk: its engine runs the task again, perhaps elsewhere.
+        let worker = try ImgFetchRunner.run([list, "--work-dir", scratch.file("work3").path, "-o", "s3://pics/denied", "--failures-are-data",
+                                             "-j", "2"], environment: store.environment)
+        XCTAssertEqual(worker.exitCode, 75, worker.stderr)
+    }
+
+    func testAStoreThatFailsRequestsInARowStopsTheRun() throws {
+        // Every image's PUT answered 503 until its retries are spent: a store that is down.
+        let many = try server.addSamples(count: 20, seed: 37)
+        let list = try scratch.write("many.txt", many.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
+        try store.failRequests([("PUT", "g", -1)])
+        let started = Date()
+        let run = try run(list, ["-o", "s3://pics/down", "--retries", "1", "-j", "8"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("stopping: the store failed 5 requests in a row (the last: PUT s3://pics/down/"), run.stderr)
+        let puts = try store.requests().filter { $0.method == "PUT" }.count
+        // Two attempts each for the five failures and for the uploads in flight then (4 upload
+        // threads at -j 8); the items after the stop made no request.
+        XCTAssertLessThanOrEqual(puts, 2 * (5 + 4), "\(puts) PUTs")
+        XCTAssertEqual(try jsonLines(run.stdout).count, many.count)
     }
 
     func testAStoreThatSlowedDownAndCameBackTakesTheLaterUploads() throws {
@@ -130,7 +178,7 @@ final class ObjectStorageTests: EndToEndTestCase {
         // hosts' breaker takes as "give up" with --host-failures 2. The store's host has no breaker
         // (only the pauses), so the third round is sent, and every file goes up.
         let list = try scratch.write("urls.txt", images.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
-        try store.failRequests([("PUT", "", 8)])
+        try store.failRequests([("PUT", ".jpg", 4), ("PUT", ".png", 4)])
         let run = try run(list, ["-o", "s3://pics/slow", "--retries", "4", "--host-failures", "2"])
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         XCTAssertEqual(try jsonLines(run.stdout).map { $0["status"] as? String }, Array(repeating: "saved", count: 4), run.stdout)
@@ -165,16 +213,19 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(try store.objects(prefix: "full/").count, saved.count)
     }
 
-    func testAnUnreachableStoreFailsTheItemsAfterTheirRetries() throws {
+    func testAnUnreachableStoreStopsTheRunBeforeAnyDownload() throws {
         let list = try scratch.write("urls.txt", server.url("/files/" + images[0]) + "\n")
         var environment = store.environment
         environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(try Self.closedPort())"
         let run = try run(list, ["-o", "s3://pics/run3", "--retries", "1"], environment: environment)
-        XCTAssertEqual(run.exitCode, 1)
-        let line = try XCTUnwrap(try jsonLines(run.stdout).first)
-        let error = try XCTUnwrap(line["error"] as? [String: Any])
-        XCTAssertEqual(error["class"] as? String, "storage")
-        XCTAssertTrue((error["message"] as? String ?? "").contains("after 2 attempts"), "\(error)")
+        XCTAssertEqual(run.exitCode, 2)
+        XCTAssertTrue(run.stderr.contains("s3://pics/run3: the store did not take a first write, so nothing is downloaded: "
+                                          + "PUT s3://pics/run3/.imgfetch-write-check failed: "), run.stderr)
+        XCTAssertTrue(run.stderr.contains("(after 2 attempts)"), run.stderr)
+        XCTAssertEqual(try imageDownloads(), 0)
+        // A worker exits 75: the store may be back when the task runs again.
+        let worker = try self.run(list, ["-o", "s3://pics/run3", "--retries", "0", "--failures-are-data"], environment: environment)
+        XCTAssertEqual(worker.exitCode, 75, worker.stderr)
     }
 
     /// A loopback port nothing listens on: bound, then closed.
@@ -291,6 +342,25 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workDirectory).filter { $0 != ".imgfetch" }, [])
     }
 
+    func testAShardTheStoreRefusesStopsADatasetRun() throws {
+        // 40 rows in shards of 2; the store refuses the first tar: the run stops, and the rows
+        // not yet fetched fail without a request instead of being downloaded for nothing.
+        let many = try server.addSamples(count: 20, seed: 41)
+        let table = try scratch.write("many.csv", (["url"] + many.map { server.url("/files/" + $0) }).joined(separator: "\n") + "\n")
+        try store.answerRequests(method: "PUT", suffix: ".tar", times: -1, status: 403,
+                                 body: "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
+        let run = try run(table, ["-o", "s3://pics/dsdenied", "--input-format", "csv", "--output-format", "webdataset",
+                                  "--shard-samples", "2", "-j", "2"])
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        let results = try jsonLines(run.stdout)
+        XCTAssertEqual(results.count, many.count)
+        XCTAssertEqual(Set(results.compactMap { ($0["error"] as? [String: Any])?["class"] as? String }), ["storage"])
+        XCTAssertEqual(run.stderr.split(separator: "\n").filter { $0.contains("stopping: the store refuses this run's writes") }.count, 1,
+                       run.stderr)
+        XCTAssertLessThan(try imageDownloads(), many.count / 2, "downloads after the refusal")
+        XCTAssertEqual(try store.requests().filter { $0.method == "PUT" && $0.key.hasSuffix(".tar") }.count, 1)
+    }
+
     func testTheNextShardIsWrittenWhileAShardGoesUp() throws {
         let table = try writeURLTable()
         // Shard 000000's tar hangs for 6 s, then is refused once (and put again).
@@ -313,7 +383,8 @@ final class ObjectStorageTests: EndToEndTestCase {
     func testObjectStorageIsCheckedBeforeTheRunStarts() throws {
         let list = try scratch.write("urls.txt", server.url("/files/" + images[0]) + "\n")
         let cases: [([String], [String: String], String)] = [
-            (["-o", "s3://pics/x"], ["PATH": "/usr/bin:/bin"], "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set"),
+            (["-o", "s3://pics/x"], ["PATH": "/usr/bin:/bin", "AWS_EC2_METADATA_DISABLED": "true"].merging(S3TestStore.noSharedFiles) { $1 },
+             "s3://pics/x: no AWS credentials: tried environment (no AWS_ACCESS_KEY_ID)"),
             (["-o", "gs://pics/x"], store.environment, "only s3:// object storage is supported"),
             (["-o", "s3://Pics/x"], store.environment, "lowercase letters"),
             (["-o", "s3://pics/a//b"], store.environment, "empty, '.' or '..' segment"),
@@ -365,10 +436,10 @@ final class ObjectStorageTests: EndToEndTestCase {
         store = try S3TestStore(tls: certificate)
         let list = try scratch.write("urls.txt", server.url("/files/" + images[0]) + "\n")
         XCTAssertTrue(store.endpoint.hasPrefix("https://"))
-        // Without the CA, the store's certificate is refused: a TLS failure, not retried as a refusal.
+        // Without the CA, the store's certificate is refused by the write check, before any download.
         let untrusted = try run(list, ["-o", "s3://pics/tls", "--retries", "0"])
-        XCTAssertEqual(untrusted.exitCode, 1)
-        XCTAssertTrue(untrusted.stderr.contains("PUT s3://pics/tls/\(images[0]) failed: SSL certificate problem"), untrusted.stderr)
+        XCTAssertEqual(untrusted.exitCode, 2)
+        XCTAssertTrue(untrusted.stderr.contains("PUT s3://pics/tls/.imgfetch-write-check failed: SSL certificate problem"), untrusted.stderr)
         let trusted = try run(list, ["-o", "s3://pics/tls"], environment: store.environment.merging(["AWS_CA_BUNDLE": certificate.certificateFile]) { $1 })
         XCTAssertEqual(trusted.exitCode, 0, trusted.stderr)
         XCTAssertEqual(try store.objects(prefix: "tls/")["tls/" + images[0]]?.sha256, sha256Hex(try server.fileData(images[0])))

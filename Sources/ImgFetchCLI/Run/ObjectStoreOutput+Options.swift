@@ -11,8 +11,10 @@ extension ObjectStoreOutput {
                                               partSize: options.objectStorePartSize))
     }
 
-    /// Stops the run before it starts (exit 2) when the bucket is missing or in another region.
-    func checkBucket() throws(SetupError) {
-        if let problem = bucketProblem() { throw SetupError(message: problem) }
+    /// Stops the run before it starts (exit 2; a worker exits 75 when a later attempt may do
+    /// better) when there are no keys, the bucket is missing or in another region, or the store
+    /// refuses or fails a first write.
+    func checkStart() throws(SetupError) {
+        if let problem = startProblem() { throw SetupError(message: problem.message, isTemporary: problem.temporary) }
     }
 }

@@ -37,6 +37,13 @@ struct Run {
             ObjectUploader(output: $0, downloader: downloader, threads: ObjectUploader.threads(concurrency: options.concurrency))
         } : nil
         if let dataset, store != nil { control.onLateSignal { dataset.cancelUploads() } }
+        // A store that refuses the run's writes, or is down, stops the downloads as a full disk
+        // does: what is in flight ends, and every item left fails without a request.
+        store?.health.onTrip { [reporter] error in
+            reporter.warn("stopping: \(store?.health.reason ?? error.message); the items not yet uploaded fail (storage) without a request")
+            uploader?.cancel(failingWith: error)
+            downloader.cancelAll(failingWith: error)
+        }
         dataset?.onDiskFull { [diskSpace = downloader.diskSpace] in diskSpace.note($0) }
         startThread(name: "imgfetch.list") { [self] in
             if let dataset {

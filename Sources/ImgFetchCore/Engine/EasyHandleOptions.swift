@@ -145,9 +145,11 @@ final class EasyHandleOptions {
         // The path is sent as signed: libcurl must not remove dot segments or re-encode it.
         CCurl_easy_setopt_string(handle, CURLOPT_URL, exchange.url)
         CCurl_easy_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
-        CCurl_easy_setopt_string(handle, CURLOPT_AWS_SIGV4, exchange.signing.scope)
-        CCurl_easy_setopt_string(handle, CURLOPT_USERNAME, exchange.signing.accessKey)
-        CCurl_easy_setopt_string(handle, CURLOPT_PASSWORD, exchange.signing.secretKey)
+        if let signing = exchange.signing {
+            CCurl_easy_setopt_string(handle, CURLOPT_AWS_SIGV4, signing.scope)
+            CCurl_easy_setopt_string(handle, CURLOPT_USERNAME, signing.accessKey)
+            CCurl_easy_setopt_string(handle, CURLOPT_PASSWORD, signing.secretKey)
+        }
         curl_slist_free_all(transfer.storeHeaderList)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in exchange.headers { list = curl_slist_append(list, header) }

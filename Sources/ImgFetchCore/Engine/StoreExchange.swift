@@ -40,7 +40,8 @@ struct StoreExchange: Sendable {
     var body = Body.empty
     /// Header lines, such as `x-amz-content-sha256: …` and `Content-Type: …`.
     var headers: [String] = []
-    let signing: Signing
+    /// nil: sent unsigned (a credential source's own endpoint: STS's web identity, a container's, instance metadata).
+    let signing: Signing?
     /// The CA bundle for an https store; nil: the system's.
     var caBundle: String?
     var connectTimeout: Double

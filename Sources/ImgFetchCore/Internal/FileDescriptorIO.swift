@@ -40,6 +40,28 @@ public enum FileDescriptorIO {
         }
     }
 
+    /// The bytes of the small file at `path` (a token, a config file): nil when there is no such
+    /// file; an error (as text, naming the path) when it cannot be read or is over `limit` bytes.
+    static func readSmallFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure>? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            return errno == ENOENT ? nil : .failure(ReadFailure(reason: "cannot read \(path): \(Errno.describe())"))
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        let failed = forEachChunk(of: fd, chunkSize: 64 << 10) { chunk in
+            bytes.append(contentsOf: chunk)
+            return bytes.count <= limit
+        }
+        if let failed { return .failure(ReadFailure(reason: "cannot read \(path): \(Errno.describe(failed))")) }
+        if bytes.count > limit { return .failure(ReadFailure(reason: "\(path) is larger than \(limit >> 10) KiB")) }
+        return .success(bytes)
+    }
+
+    struct ReadFailure: Error {
+        let reason: String
+    }
+
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, _ write: (UnsafeRawPointer, Int) -> Int) -> Int32? {
         guard let base = bytes.baseAddress else { return nil }
         var offset = 0

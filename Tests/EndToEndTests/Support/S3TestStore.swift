@@ -11,6 +11,9 @@ final class S3TestStore {
     let accessKey: String
     let secretKey: String
     let bucket: String
+    /// The fake container-credentials and IMDSv2 endpoint, and the role its keys (and STS's) are of.
+    let credentialsEndpoint: String
+    let roleArn: String
     private let directory: URL
     private let process: Process
     private let stdin: Pipe
@@ -20,7 +23,9 @@ final class S3TestStore {
 
     /// With `tls`, the endpoint is https, with `certificate` (which doubles as its CA file). `others`
     /// are more buckets, each `NAME` or `NAME@REGION`.
-    init(bucket: String = "pics", others: [String] = [], auth: Bool = true, tls certificate: SelfSignedCertificate? = nil) throws {
+    /// `keysExpireAfter`: the store refuses the credential endpoint's keys this many seconds after it handed them out.
+    init(bucket: String = "pics", others: [String] = [], auth: Bool = true, tls certificate: SelfSignedCertificate? = nil,
+         keysExpireAfter: Double = 3600) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
             throw XCTSkip("no venv at \(Self.python.path): run Scripts/install-deps")
         }
@@ -28,9 +33,12 @@ final class S3TestStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         process = Process()
         process.executableURL = Self.python
-        process.arguments = [Self.script, "serve", "--bucket", bucket, "--log", directory.appendingPathComponent("log.jsonl").path,
-                             "--faults", directory.appendingPathComponent("faults.json").path] + (auth ? [] : ["--no-auth"]) + others.flatMap { ["--also", $0] }
-            + (certificate.map { ["--tls-cert", $0.certificateFile, "--tls-key", $0.keyFile] } ?? [])
+        var arguments = [Self.script, "serve", "--bucket", bucket, "--log", directory.appendingPathComponent("log.jsonl").path,
+                         "--faults", directory.appendingPathComponent("faults.json").path, "--keys-expire-after", String(keysExpireAfter)]
+        if !auth { arguments.append("--no-auth") }
+        for other in others { arguments += ["--also", other] }
+        if let certificate { arguments += ["--tls-cert", certificate.certificateFile, "--tls-key", certificate.keyFile] }
+        process.arguments = arguments
         stdin = Pipe()
         let output = Pipe()
         process.standardInput = stdin
@@ -44,7 +52,8 @@ final class S3TestStore {
             line.append(first)
         }
         guard let info = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: String],
-              let endpoint = info["endpoint"], let store = info["store"], let access = info["access_key"], let secret = info["secret_key"] else {
+              let endpoint = info["endpoint"], let store = info["store"], let access = info["access_key"], let secret = info["secret_key"],
+              let credentialsEndpoint = info["credentials_endpoint"], let roleArn = info["role_arn"] else {
             process.terminate()
             throw TestServerError.didNotStart(String(decoding: line, as: UTF8.self))
         }
@@ -53,12 +62,23 @@ final class S3TestStore {
         accessKey = access
         secretKey = secret
         self.bucket = bucket
+        self.credentialsEndpoint = credentialsEndpoint
+        self.roleArn = roleArn
     }
 
     /// What imgfetch reads to reach the store (and nothing of the test's own environment).
     var environment: [String: String] {
         ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey, "AWS_ENDPOINT_URL": endpoint,
-         "AWS_REGION": "us-east-1", "PATH": "/usr/bin:/bin"]
+         "AWS_REGION": "us-east-1", "PATH": "/usr/bin:/bin"].merging(Self.noSharedFiles) { $1 }
+    }
+
+    /// Shared AWS files that do not exist: the user's own `~/.aws` plays no part in a test.
+    static let noSharedFiles = ["AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/.aws/credentials", "AWS_CONFIG_FILE": "/nonexistent/.aws/config"]
+
+    /// Delays the requests of `method` whose key ends with `suffix` by `delay` seconds each, then passes them on.
+    func delayRequests(method: String, suffix: String, delay: Double) throws {
+        let rule: [String: Any] = ["method": method, "suffix": suffix, "times": -1, "delay": delay, "pass": true]
+        try JSONSerialization.data(withJSONObject: ["rules": [rule]]).write(to: directory.appendingPathComponent("faults.json"))
     }
 
     /// Fails the first `times` requests of `method` whose key ends with `suffix` (-1: all) with
@@ -89,9 +109,13 @@ final class S3TestStore {
         let status: Int
         /// The query string as sent (`partNumber=2&uploadId=…`), empty for none.
         var query = ""
+        /// The access key the request was signed with; empty for an unsigned one.
+        var signer = ""
+
+        var isWriteCheck: Bool { key == ".imgfetch-write-check" || key.hasSuffix("/.imgfetch-write-check") }
 
         enum CodingKeys: String, CodingKey {
-            case method, key, status, query
+            case method, key, status, query, signer
         }
 
         init(method: String, key: String, status: Int) {
@@ -106,13 +130,16 @@ final class S3TestStore {
             key = try container.decode(String.self, forKey: .key)
             status = try container.decode(Int.self, forKey: .status)
             query = try container.decodeIfPresent(String.self, forKey: .query) ?? ""
+            signer = try container.decodeIfPresent(String.self, forKey: .signer) ?? ""
         }
     }
 
-    /// Every request the store was sent so far, in the order they were answered.
-    func requests() throws -> [Request] {
+    /// Every request the store was sent so far, in the order they were answered; the write check
+    /// each run makes first (a PUT and DELETE of `PREFIX/.imgfetch-write-check`) only when asked.
+    func requests(withWriteChecks: Bool = false) throws -> [Request] {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent("log.jsonl")) else { return [] }
-        return try data.split(separator: UInt8(ascii: "\n")).map { try JSONDecoder().decode(Request.self, from: Data($0)) }
+        let all = try data.split(separator: UInt8(ascii: "\n")).map { try JSONDecoder().decode(Request.self, from: Data($0)) }
+        return withWriteChecks ? all : all.filter { !$0.isWriteCheck }
     }
 
     struct Object: Decodable, Equatable {

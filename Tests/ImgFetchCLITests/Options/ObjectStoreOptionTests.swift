@@ -10,7 +10,7 @@ final class ObjectStoreOptionTests: XCTestCase {
         let options = try OptionParser.parse(["-o", "s3://pics/runs/1/"], environment: keys.merging(["TMPDIR": "/scratch/"]) { $1 })
         XCTAssertEqual(options.objectStore, S3Location(bucket: "pics", prefix: "runs/1"))
         XCTAssertEqual(options.outputDirectory, "/scratch/imgfetch-s3/pics/runs/1")
-        XCTAssertEqual(options.objectStoreAccess?.accessKey, "AK")
+        XCTAssertEqual(options.objectStoreAccess?.credentials.sourceName, "the environment (AWS_ACCESS_KEY_ID)")
         XCTAssertEqual(try OptionParser.parse(["-o", "s3://pics"], environment: keys).outputDirectory, "/tmp/imgfetch-s3/pics")
         let given = try OptionParser.parse(["--work-dir", "w", "-o", "s3://pics/x"], environment: keys)
         XCTAssertEqual(given.outputDirectory, "w")

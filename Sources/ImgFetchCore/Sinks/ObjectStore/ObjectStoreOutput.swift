@@ -8,6 +8,8 @@ public struct ObjectStoreOutput: Sendable {
     /// The local work directory (`--work-dir`).
     public let workDirectory: String
     public let settings: S3Client.Settings
+    /// What the run's requests say of the store: it stops the run when the store refuses its writes or is down.
+    public let health = StoreHealth()
 
     public init(location: S3Location, access: S3Access, workDirectory: String, settings: S3Client.Settings) {
         self.location = location
@@ -16,23 +18,49 @@ public struct ObjectStoreOutput: Sendable {
         self.settings = settings
     }
 
-    /// Why the run should stop before it starts, when the store says the bucket does not exist, or
-    /// is in another region: every item would be downloaded only to fail its upload. One HEAD of
-    /// the bucket, without retries, waiting 5 s at most for a connection; nil when the bucket is
-    /// there, or when a store cannot say (keys that may write but not list, or no answer).
-    public func bucketProblem() -> String? {
+    /// The object a run writes and deletes before anything else, to learn that it may write: `PREFIX/.imgfetch-write-check`.
+    public var writeCheckName: String { ".imgfetch-write-check" }
+
+    /// Why the run should stop before it starts, when no credential source gives keys, the store
+    /// says the bucket does not exist or is in another region, or it refuses a write: every item
+    /// would be downloaded only to fail its upload. The keys are fetched (and kept for the run),
+    /// then one HEAD of the bucket (without retries), then a zero-byte object is put under the
+    /// prefix (`writeCheckName`, with the run's retries) and deleted again; a store that refuses
+    /// the delete (keys without `s3:DeleteObject`) keeps it, which is no reason to stop. Each
+    /// request waits 5 s at most for a connection and between bytes. `temporary` says whether a
+    /// later attempt may succeed (no answer, 5xx), as opposed to a refusal.
+    public func startProblem() -> (message: String, temporary: Bool)? {
         var quick = settings
         quick.connectTimeout = min(settings.connectTimeout, 5)
         quick.timeout = min(settings.timeout, 5)
-        switch S3Client(access: access, settings: quick).checkBucket(location.bucket) {
-        case .missing:
-            return "\(location): no such bucket at \(access.endpoint ?? "AWS (\(access.region))") "
-                + "(check the bucket's name, AWS_ENDPOINT_URL and AWS_REGION)"
-        case .inRegion(let region):
-            return "\(location): the bucket is in region \(region), not \(access.region) (set AWS_REGION=\(region))"
-        case .exists, .unknown:
-            return nil
+        let client = S3Client(access: access, settings: quick)
+        // The keys first: a source that gives none stops the run here, with what was tried.
+        do {
+            _ = try client.credentials()
+        } catch {
+            return ("\(location): \(error.message)", !error.message.hasPrefix("no AWS credentials"))
         }
+        switch client.checkBucket(location.bucket) {
+        case .missing:
+            return ("\(location): no such bucket at \(access.endpoint ?? "AWS (\(access.region))") "
+                + "(check the bucket's name, AWS_ENDPOINT_URL and AWS_REGION)", false)
+        case .inRegion(let region):
+            return ("\(location): the bucket is in region \(region), not \(access.region) (set AWS_REGION=\(region))", false)
+        case .exists, .unknown:
+            break
+        }
+        let health = StoreHealth()
+        let writer = S3Client(access: access, settings: quick, health: health)
+        let key = location.key(writeCheckName)
+        do {
+            try writer.put(bytes: [], bucket: location.bucket, key: key, contentType: "application/octet-stream")
+        } catch {
+            let refused = health.stopError != nil
+            return ("\(location): the store \(refused ? "refuses" : "did not take") a first write, so nothing is downloaded: \(error.message)",
+                    !refused)
+        }
+        _ = try? writer.delete(bucket: location.bucket, key: key)
+        return nil
     }
 
     /// `$TMPDIR/imgfetch-s3/BUCKET/PREFIX` (TMPDIR defaults to /tmp): the same place for the same

@@ -36,14 +36,14 @@ public final class ObjectUploader: Sendable {
 
     public init(output: ObjectStoreOutput, downloader: ImageDownloader, threads: Int) {
         self.output = output
-        let client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop)
+        let client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop, health: output.health)
         self.client = client
         let ending = ending
         executor = Executor(threadNames: (0..<threads).map { "imgfetch.upload.\($0)" }) { jobs in
             for job in jobs {
                 var report = job.report
                 report.result = ending.error.withLock { $0 }.map { Self.ended(report.result, by: $0) }
-                    ?? Self.upload(report.result, output: output, with: client)
+                    ?? Self.upload(report.result, output: output, with: client, ending: ending)
                 job.done(report)
             }
         }
@@ -79,7 +79,7 @@ public final class ObjectUploader: Sendable {
     }
 
     /// The result once its files are objects: their URLs as its paths, or a failure.
-    private static func upload(_ result: DownloadResult, output: ObjectStoreOutput, with client: S3Client) -> DownloadResult {
+    private static func upload(_ result: DownloadResult, output: ObjectStoreOutput, with client: S3Client, ending: Ending) -> DownloadResult {
         var result = result
         var urls: [String] = []
         for path in result.paths {
@@ -96,7 +96,9 @@ public final class ObjectUploader: Sendable {
                 urls.append(output.location.url(name))
                 result.uploadedObjects += 1
             } catch {
-                return ended(result, by: error)
+                // Ended by `cancel`: with the run's reason (the store's stop), not as cancelled.
+                let reason = error.kind == .cancelled ? ending.error.withLock { $0 } ?? error : error
+                return ended(result, by: reason)
             }
         }
         result.paths = urls

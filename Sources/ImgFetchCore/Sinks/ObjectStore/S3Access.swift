@@ -1,44 +1,56 @@
 import Glibc
 
-/// How to reach and sign for an S3-compatible object store, from the standard AWS environment:
-/// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` (temporary credentials),
-/// `AWS_REGION` (or `AWS_DEFAULT_REGION`; default `us-east-1`), and `AWS_ENDPOINT_URL_S3` or
-/// `AWS_ENDPOINT_URL` for another store than AWS (MinIO, Ceph, moto, R2, …), which is then
-/// addressed path-style (`ENDPOINT/BUCKET/KEY`), and `AWS_CA_BUNDLE` for a store whose certificate
-/// is signed by a private CA (a PEM file; default the system's CAs). Without an endpoint, AWS's virtual-hosted
-/// address (`https://BUCKET.s3.REGION.amazonaws.com/KEY`), or its path-style one for a bucket
-/// name with a dot (which a wildcard certificate cannot cover). Profiles, `~/.aws` files and
-/// instance metadata are not read.
+/// How to reach and sign for an S3-compatible object store, as the AWS CLI and SDKs find it:
+/// keys from the standard credential chain (`CredentialChain`: the environment, web identity,
+/// the shared files' profile, a container's endpoint, instance metadata), `AWS_REGION` (or
+/// `AWS_DEFAULT_REGION`, or the profile's `region`; default `us-east-1`), and `AWS_ENDPOINT_URL_S3`
+/// or `AWS_ENDPOINT_URL` for another store than AWS (MinIO, Ceph, moto, R2, …), and
+/// `AWS_CA_BUNDLE` (or the profile's `ca_bundle`) for a store whose certificate is signed by a
+/// private CA (a PEM file; default the system's CAs).
+///
+/// Addressing (`AWS_S3_ADDRESSING_STYLE`, or the profile's `s3.addressing_style`): `path`
+/// (`ENDPOINT/BUCKET/KEY`), `virtual` (`BUCKET.ENDPOINT-HOST/KEY`) or `auto`, the default: path
+/// style for a custom endpoint; for AWS, the virtual-hosted address
+/// (`https://BUCKET.s3.REGION.amazonaws.com/KEY`), or the path-style one for a bucket name with
+/// a dot (which a wildcard certificate cannot cover).
 public struct S3Access: Sendable, Equatable {
-    public let accessKey: String
-    public let secretKey: String
-    public let sessionToken: String?
+    public enum AddressingStyle: String, Sendable, CaseIterable {
+        case auto, path, virtual
+    }
+
+    public let credentials: CredentialProvider
     public let region: String
     /// `scheme://host[:port][/path]`, without a trailing slash; nil: AWS itself.
     public let endpoint: String?
     /// The CA certificates (PEM) the store's certificate is checked against; nil: the system's.
     public let caBundle: String?
+    public let addressingStyle: AddressingStyle
 
-    public init(accessKey: String, secretKey: String, sessionToken: String? = nil, region: String = "us-east-1",
-                endpoint: String? = nil, caBundle: String? = nil) {
-        self.accessKey = accessKey
-        self.secretKey = secretKey
-        self.sessionToken = sessionToken
+    public init(credentials: CredentialProvider, region: String = "us-east-1", endpoint: String? = nil, caBundle: String? = nil,
+                addressingStyle: AddressingStyle = .auto) {
+        self.credentials = credentials
         self.region = region
         self.endpoint = endpoint
         self.caBundle = caBundle
+        self.addressingStyle = addressingStyle
     }
 
-    /// The access in `environment`, or what is missing or wrong, naming the variable.
+    /// The access `environment` and the AWS shared files configure, or what is missing or wrong,
+    /// naming the variable or the file. Nothing is fetched: the keys are, when first needed.
     public static func fromEnvironment(_ environment: [String: String]) -> Result<S3Access, S3Location.ParseError> {
         func value(_ name: String) -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
             return value
         }
-        guard let accessKey = value("AWS_ACCESS_KEY_ID"), let secretKey = value("AWS_SECRET_ACCESS_KEY") else {
-            return .failure(.init("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set to write to object storage"))
+        let files: AWSConfigFiles
+        do {
+            files = try AWSConfigFiles.load(environment)
+        } catch {
+            return .failure(.init(error.reason))
         }
-        let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
+        let profileName = value("AWS_PROFILE") ?? value("AWS_DEFAULT_PROFILE") ?? "default"
+        let profile = files.profile(profileName) ?? [:]
+        let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? profile["region"].flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
         guard region.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
             return .failure(.init("AWS_REGION '\(region)' is not a region name (such as eu-west-1)"))
         }
@@ -51,24 +63,45 @@ public struct S3Access: Sendable, Equatable {
             }
             while endpoint!.hasSuffix("/") { endpoint!.removeLast() }
         }
-        let token = value("AWS_SESSION_TOKEN")
-        if let token, token.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            return .failure(.init("AWS_SESSION_TOKEN has a control character"))
+        let styleText = value("AWS_S3_ADDRESSING_STYLE") ?? profile["s3.addressing_style"].flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
+        guard let style = AddressingStyle(rawValue: styleText.lowercased()) else {
+            return .failure(.init("AWS_S3_ADDRESSING_STYLE '\(styleText)' is not auto, path or virtual"))
         }
-        let bundle = value("AWS_CA_BUNDLE")
+        let bundle = value("AWS_CA_BUNDLE") ?? profile["ca_bundle"].flatMap { $0.isEmpty ? nil : $0 }
         if let bundle, access(bundle, R_OK) != 0 {
             return .failure(.init("AWS_CA_BUNDLE '\(bundle)' cannot be read: \(Errno.describe())"))
         }
-        return .success(S3Access(accessKey: accessKey, secretKey: secretKey, sessionToken: token,
-                                 region: region, endpoint: endpoint, caBundle: bundle))
+        let chain: CredentialChain
+        do {
+            chain = try CredentialChain.choose(environment, files: files, region: region)
+        } catch {
+            return .failure(.init(error.reason))
+        }
+        if case .fixed(let keys, _)? = chain.source, let problem = keys.problem {
+            return .failure(.init("\(chain.source!.name): \(problem)"))
+        }
+        return .success(S3Access(credentials: CredentialProvider(chain: chain), region: region, endpoint: endpoint,
+                                 caBundle: bundle, addressingStyle: style))
+    }
+
+    /// Accesses are equal when they are configured alike: the same store, and keys from the same source.
+    public static func == (left: S3Access, right: S3Access) -> Bool {
+        left.region == right.region && left.endpoint == right.endpoint && left.caBundle == right.caBundle
+            && left.addressingStyle == right.addressingStyle && left.credentials.sourceName == right.credentials.sourceName
     }
 
     /// The HTTP(S) URL of object `key` in `bucket`; with an empty key, the bucket's own.
     public func objectURL(bucket: String, key: String) -> String {
-        if key.isEmpty, let endpoint { return "\(endpoint)/\(bucket)" }
-        let path = Self.encodeKey(key)
-        if let endpoint { return "\(endpoint)/\(bucket)/\(path)" }
-        if bucket.contains(".") { return "https://s3.\(region).amazonaws.com/\(bucket)/\(path)" }
+        let path = key.isEmpty ? "" : Self.encodeKey(key)
+        if let endpoint {
+            if addressingStyle == .virtual, let split = endpoint.firstRange(of: "://") {
+                return "\(endpoint[..<split.upperBound])\(bucket).\(endpoint[split.upperBound...])/\(path)"
+            }
+            return key.isEmpty ? "\(endpoint)/\(bucket)" : "\(endpoint)/\(bucket)/\(path)"
+        }
+        if addressingStyle == .path || (addressingStyle == .auto && bucket.contains(".")) {
+            return key.isEmpty ? "https://s3.\(region).amazonaws.com/\(bucket)" : "https://s3.\(region).amazonaws.com/\(bucket)/\(path)"
+        }
         return "https://\(bucket).s3.\(region).amazonaws.com/\(path)"
     }
 

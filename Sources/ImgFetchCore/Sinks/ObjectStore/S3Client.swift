@@ -66,14 +66,17 @@ public final class S3Client: Sendable {
     private let settings: Settings
     private let stop: Stop
     private let transport: StoreTransport
+    /// What the client's failures say of the store; nil: no one watches (a check before the run).
+    private let health: StoreHealth?
     /// The engine the client made for itself, closed with the client.
     private let ownEngine: Engine?
 
     /// A client whose requests run on `downloader`'s engine, beside its downloads.
-    public init(access: S3Access, settings: Settings, downloader: ImageDownloader, stop: Stop = Stop()) {
+    public init(access: S3Access, settings: Settings, downloader: ImageDownloader, stop: Stop = Stop(), health: StoreHealth? = nil) {
         self.access = access
         self.settings = settings
         self.stop = stop
+        self.health = health
         if let transport = downloader.storeTransport {
             self.transport = transport
             ownEngine = nil
@@ -85,10 +88,11 @@ public final class S3Client: Sendable {
     }
 
     /// A client with an engine of its own (a check before the run, or a program without a downloader).
-    public init(access: S3Access, settings: Settings, stop: Stop = Stop()) {
+    public init(access: S3Access, settings: Settings, stop: Stop = Stop(), health: StoreHealth? = nil) {
         self.access = access
         self.settings = settings
         self.stop = stop
+        self.health = health
         let engine = Self.makeEngine(settings)
         transport = engine
         ownEngine = engine
@@ -146,6 +150,20 @@ public final class S3Client: Sendable {
                            headers: ["Content-Type: \(contentType)"]).etag
     }
 
+    /// Puts `bytes` as object `key` (a small object made in memory).
+    @discardableResult
+    public func put(bytes: [UInt8], bucket: String, key: String, contentType: String) throws(DownloadError) -> String? {
+        let hasher = DigestHasher()
+        bytes.withUnsafeBytes { hasher.update($0) }
+        return try request(.put(.bytes(bytes)), bucket: bucket, key: key, payloadHash: hasher.finish(),
+                           headers: ["Content-Type: \(contentType)"]).etag
+    }
+
+    /// Deletes object `key` (S3 answers 204 whether or not it existed).
+    public func delete(bucket: String, key: String) throws(DownloadError) {
+        _ = try request(.delete, bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
+    }
+
     /// A multipart upload: created, then each part put (and retried) on its own, then completed;
     /// aborted when a part or the completion fails, so that the store keeps no orphaned parts.
     private func putInParts(descriptor: Int32, path: String, size: Int, bucket: String, key: String,
@@ -153,7 +171,7 @@ public final class S3Client: Sendable {
         let name = "s3://\(bucket)/\(key)"
         let created = try request(.post(query: "uploads=", body: []), bucket: bucket, key: key, payloadHash: Self.emptyHash,
                                   headers: ["Content-Type: \(contentType)"])
-        guard let upload = Self.errorElement("UploadId", in: created.body, limit: Int.max).map(Self.xmlUnescaped) else {
+        guard let upload = XMLText.element("UploadId", in: created.body, limit: Int.max).map(XMLText.unescaped) else {
             throw DownloadError(.storage, "POST \(name)?uploads: the store's answer has no UploadId")
         }
         let uploadQuery = "uploadId=" + S3Access.encodeQueryValue(upload)
@@ -174,11 +192,11 @@ public final class S3Client: Sendable {
                 parts.append(etag)
                 offset += length
             }
-            let list = parts.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.xmlEscaped($0.element))</ETag></Part>" }
+            let list = parts.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(XMLText.escaped($0.element))</ETag></Part>" }
             let text = "<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>"
             let completed = try request(.post(query: uploadQuery, body: Array(text.utf8)), bucket: bucket, key: key,
                                         payloadHash: SHA256.hexDigest(text), headers: ["Content-Type: application/xml"])
-            return Self.errorElement("ETag", in: completed.body, limit: Int.max).map(Self.xmlUnescaped) ?? completed.etag
+            return XMLText.element("ETag", in: completed.body, limit: Int.max).map(XMLText.unescaped) ?? completed.etag
         } catch {
             // Also when the run is being cancelled: one attempt, which no stop ends (parts left
             // behind would cost storage until the bucket's lifecycle removed them).
@@ -186,15 +204,6 @@ public final class S3Client: Sendable {
                              once: true)
             throw error
         }
-    }
-
-    static func xmlEscaped(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("\"", with: "&quot;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
-    }
-
-    static func xmlUnescaped(_ text: String) -> String {
-        text.replacing("&quot;", with: "\"").replacing("&#34;", with: "\"").replacing("&lt;", with: "<")
-            .replacing("&gt;", with: ">").replacing("&amp;", with: "&")
     }
 
     /// The bytes of object `key` (at most `limit`; a larger object is an error) and its entity
@@ -233,9 +242,8 @@ public final class S3Client: Sendable {
 
     /// One HEAD of `bucket`, without retries (a run waits for it).
     public func checkBucket(_ bucket: String) -> BucketAnswer {
-        var exchange = exchange(.head, url: access.objectURL(bucket: bucket, key: ""), payloadHash: Self.emptyHash, headers: []) { _ in
-            .answered
-        }
+        guard var exchange = try? exchange(.head, url: access.objectURL(bucket: bucket, key: ""), payloadHash: Self.emptyHash,
+                                           headers: [], judge: { _ in .answered }) else { return .unknown }
         exchange.once = true
         guard let answer = try? transport.run(exchange, stop: stop) else { return .unknown }
         if let region = answer.region, region != access.region, [301, 307, 400].contains(answer.status) {
@@ -261,6 +269,8 @@ public final class S3Client: Sendable {
         case putPart(query: String, body: StoreExchange.Body)
         /// A multipart upload's abort (DELETE).
         case abort(query: String)
+        /// An object's deletion (the write check's).
+        case delete
 
         var exchangeMethod: StoreExchange.Method {
             switch self {
@@ -268,17 +278,25 @@ public final class S3Client: Sendable {
             case .get: .get
             case .head: .head
             case .post: .post
-            case .abort: .delete
+            case .abort, .delete: .delete
             }
         }
 
         var name: String { exchangeMethod.rawValue }
 
+        /// Whether the request changes the store (a refusal of it says the run cannot write).
+        var isWrite: Bool {
+            switch self {
+            case .put, .post, .putPart, .abort, .delete: true
+            case .get, .head: false
+            }
+        }
+
         /// The query string, encoded as S3 signs it (names and values sorted).
         var query: String? {
             switch self {
             case .post(let query, _), .putPart(let query, _), .abort(let query): query
-            case .put, .get, .head: nil
+            case .put, .get, .head, .delete: nil
             }
         }
 
@@ -286,7 +304,7 @@ public final class S3Client: Sendable {
             switch self {
             case .put(let body), .putPart(_, let body): body
             case .post(_, let bytes): .bytes(bytes)
-            case .get, .head, .abort: .empty
+            case .get, .head, .abort, .delete: .empty
             }
         }
 
@@ -306,38 +324,75 @@ public final class S3Client: Sendable {
         if case .putPart(let query, _) = method, let number = query.split(separator: "&").first?.dropFirst("partNumber=".count) {
             name += " (part \(number))"
         }
+        // A store that stopped the run is not asked again (an abort still is: it frees storage).
+        if !once, let stopped = health?.stopError { throw stopped }
         let endpoint = access.endpoint ?? url
-        var exchange = exchange(method.exchangeMethod, url: url, payloadHash: payloadHash, headers: headers,
-                                judge: Self.judge(method, name: name, endpoint: endpoint))
+        var exchange: StoreExchange
+        let verdict = LastVerdict()
+        do {
+            exchange = try self.exchange(method.exchangeMethod, url: url, payloadHash: payloadHash, headers: headers,
+                                         judge: Self.judge(method, name: name, endpoint: endpoint, keys: access.credentials.sourceName,
+                                                           verdict: verdict))
+        } catch {
+            health?.noKeys(error)
+            throw error
+        }
         exchange.body = method.body
         exchange.responseLimit = method.responseLimit
         exchange.once = once
         do {
-            return try transport.run(exchange, stop: stop)
+            let answer = try transport.run(exchange, stop: stop)
+            health?.succeeded()
+            return answer
         } catch where error.kind == .cancelled {
             throw DownloadError(.cancelled, "cancelled during \(method.name) \(name)")
+        } catch {
+            let (refused, status) = verdict.value.withLock { ($0.refusal, $0.status) }
+            // A refused read says nothing of the store's health (a HEAD of a missing object is 403
+            // to keys without s3:ListBucket); a failure after the retries does.
+            if let refused {
+                if method.isWrite { health?.failed(error, refusal: refused, status: status) }
+            } else {
+                health?.failed(error, refusal: nil, status: nil)
+            }
+            throw error
         }
+    }
+
+    /// What the judge last said of an exchange's attempts: the store's refusal (its error code,
+    /// "" for none) when it refused, and the status.
+    private final class LastVerdict: Sendable {
+        let value = Mutex<(refusal: String?, status: Int?)>((nil, nil))
+    }
+
+    /// The keys requests are signed with now: the provider's, fetched or renewed on this client's
+    /// engine when they must be.
+    public func credentials() throws(DownloadError) -> AWSCredentials {
+        try access.credentials.current(CredentialFetcher(transport: transport, stop: stop, userAgent: settings.userAgent,
+                                                         caBundle: access.caBundle))
     }
 
     /// An exchange of `method` with `url`, signed, with the client's settings.
     private func exchange(_ method: StoreExchange.Method, url: String, payloadHash: String, headers: [String],
-                          judge: @escaping @Sendable (StoreAttempt) -> StoreVerdict) -> StoreExchange {
+                          judge: @escaping @Sendable (StoreAttempt) -> StoreVerdict) throws(DownloadError) -> StoreExchange {
+        let keys = try credentials()
         var all = headers + ["x-amz-content-sha256: \(payloadHash)"]
-        if let token = access.sessionToken { all.append("x-amz-security-token: \(token)") }
+        if let token = keys.sessionToken { all.append("x-amz-security-token: \(token)") }
         return StoreExchange(method: method, url: url, headers: all,
-                             signing: StoreExchange.Signing(scope: "aws:amz:\(access.region):s3", accessKey: access.accessKey,
-                                                            secretKey: access.secretKey),
+                             signing: StoreExchange.Signing(scope: "aws:amz:\(access.region):s3", accessKey: keys.accessKey,
+                                                            secretKey: keys.secretKey),
                              caBundle: access.caBundle, connectTimeout: settings.connectTimeout, timeout: settings.timeout,
                              userAgent: settings.userAgent, responseLimit: Self.errorBodyLimit, judge: judge)
     }
 
     /// What an attempt's answer means for `method` on object `name`: the answer, a failure worth a
     /// retry, or a refusal.
-    private static func judge(_ method: Method, name: String, endpoint: String) -> @Sendable (StoreAttempt) -> StoreVerdict {
+    private static func judge(_ method: Method, name: String, endpoint: String, keys: String,
+                              verdict: LastVerdict) -> @Sendable (StoreAttempt) -> StoreVerdict {
         let limit = method.responseLimit
         let isRead = switch method {
         case .get, .head: true
-        case .put, .post, .putPart, .abort: false
+        case .put, .post, .putPart, .abort, .delete: false
         }
         let isPost = if case .post = method { true } else { false }
         let verb = method.name
@@ -358,57 +413,30 @@ public final class S3Client: Sendable {
             // A multipart creation or completion is done only when its answer says so: S3 (and
             // MinIO, after keep-alive spaces) may answer 200 and put an error in the body.
             if (200..<300).contains(status), isPost,
-               find(Array("<InitiateMultipartUploadResult".utf8), in: body, from: 0) == nil,
-               find(Array("<CompleteMultipartUploadResult".utf8), in: body, from: 0) == nil {
-                let errorCode = errorElement("Code", in: body)
-                let said = errorText(body)
+               XMLText.find(Array("<InitiateMultipartUploadResult".utf8), in: body, from: 0) == nil,
+               XMLText.find(Array("<CompleteMultipartUploadResult".utf8), in: body, from: 0) == nil {
+                let errorCode = XMLText.element("Code", in: body)
+                let said = XMLText.errorText(body)
                 let error = DownloadError(.storage, "POST \(name): HTTP \(status)\(said.isEmpty ? ", but no result in the answer" : said)")
                 return errorCode == nil || errorCode == "InternalError" || errorCode == "SlowDown" ? .retry(error) : .failed(error)
             }
             if (200..<300).contains(status) { return .answered }
-            let errorCode = errorElement("Code", in: body)
+            let errorCode = XMLText.element("Code", in: body)
             // A GET or HEAD of a missing object says "none"; of a missing bucket, that is an error.
             if status == 404, errorCode != "NoSuchBucket", isRead { return .answered }
-            let error = DownloadError(.storage, "\(verb) \(name): HTTP \(status)\(errorText(body))\(hint(status, code: errorCode))")
+            let error = DownloadError(.storage, "\(verb) \(name): HTTP \(status)\(XMLText.errorText(body))\(hint(status, code: errorCode, keys: keys))")
             let transient = RetryPolicy.isTransient(status: status) || (status == 400 && errorCode == "RequestTimeout")
+            verdict.value.withLock { $0 = (transient ? nil : errorCode ?? "", status) }
             return transient ? .retry(error) : .failed(error)
         }
     }
 
-    /// ` AccessDenied: Access Denied` from S3's XML error body, or nothing.
-    static func errorText(_ body: [UInt8]) -> String {
-        switch (errorElement("Code", in: body), errorElement("Message", in: body)) {
-        case let (code?, message?): return " \(code): \(message)"
-        case let (code?, nil): return " \(code)"
-        case let (nil, message?): return " \(message)"
-        case (nil, nil): return ""
-        }
-    }
-
-    /// The text of the first `<name>` element of an XML error body (300 bytes at most, control
-    /// characters as spaces, a CDATA section unwrapped), or nil.
-    static func errorElement(_ name: String, in body: [UInt8], limit: Int = 300) -> String? {
-        let open = Array("<\(name)>".utf8), close = Array("</\(name)>".utf8)
-        guard let start = find(open, in: body, from: 0), let end = find(close, in: body, from: start + open.count) else {
-            return nil
-        }
-        var value = String(decoding: body[(start + open.count)..<end].prefix(limit).map { $0 < 0x20 ? UInt8(ascii: " ") : $0 },
-                           as: UTF8.self)
-        if value.hasPrefix("<![CDATA["), value.hasSuffix("]]>") { value = String(value.dropFirst(9).dropLast(3)) }
-        return value.isEmpty ? nil : value
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
-        guard haystack.count >= needle.count, from <= haystack.count - needle.count else { return nil }
-        return (from...(haystack.count - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-
     /// What to check after a refusal.
-    private static func hint(_ status: Int, code: String?) -> String {
+    private static func hint(_ status: Int, code: String?, keys: String) -> String {
         switch (status, code) {
         case (301, _), (307, _), (400, "AuthorizationHeaderMalformed"), (400, "IllegalLocationConstraintException"):
             " (check AWS_REGION and AWS_ENDPOINT_URL)"
-        case (403, _): " (check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and the bucket's policy)"
+        case (403, _): " (check the keys from \(keys) and the bucket's policy)"
         case (404, _): " (check the bucket's name and AWS_ENDPOINT_URL)"
         default: ""
         }
