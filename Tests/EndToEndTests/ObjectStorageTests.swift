@@ -527,4 +527,52 @@ final class ObjectStorageTests: EndToEndTestCase {
         let lines = try String(contentsOfFile: scratch.file("stdout").path, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.map { $0.split(separator: "\t")[0] }, Array(repeating: "cancelled", count: 4))
     }
+
+    func testAMultipartUploadOfARunKilledMidwayIsAbortedByTheNextRunAndOthersAreLeftAlone() throws {
+        let table = try writeURLTable()
+        // Another program's upload under the same prefix, in progress: not imgfetch's to abort.
+        let others = try store.startUpload("killed/other.bin")
+        // The second part hangs, and the run is killed with SIGKILL while it does.
+        try store.answerRequests(method: "PUT", suffix: "000000.tar", query: "partNumber=2", times: 1, status: 503, delay: 30)
+        let environment = store.environment.merging(["IMGFETCH_S3_PART_SIZE": "20000"]) { $1 }
+        let shell = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let log = scratch.file("killed.log").path
+        let script = "env -i \(shell) '\(ImgFetchRunner.binary.path)' '\(table)' -o s3://pics/killed --work-dir '\(workDirectory)' "
+            + "--input-format csv --output-format webdataset --shard-samples 4 > /dev/null 2>'\(log)' & pid=$!; "
+            + "for i in $(seq 100); do sleep 0.1; grep -q partNumber=2 '\(store.logPath)' 2>/dev/null && break; done; "
+            + "kill -KILL $pid; wait $pid; echo $?"
+        let killed = try ImgFetchRunner.runShell(script)
+        XCTAssertEqual(killed.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "137", killed.stderr)
+        let created = try XCTUnwrap(try store.requests().first { $0.key == "killed/000000.tar" && $0.query == "uploads=" })
+        XCTAssertEqual(created.status, 200)
+        let left = try store.incompleteUploads(prefix: "killed/")
+        XCTAssertEqual(Set(left.map(\.key)), ["killed/000000.tar", "killed/other.bin"], "the killed run's upload is left in progress")
+        let orphan = try XCTUnwrap(left.first { $0.key == "killed/000000.tar" })
+
+        store.clearFaults()
+        let rerun = try run(table, ["-o", "s3://pics/killed", "--input-format", "csv", "--output-format", "webdataset", "--shard-samples", "4"],
+                            environment: environment)
+        XCTAssertEqual(rerun.exitCode, 0, rerun.stderr)
+        XCTAssertTrue(rerun.stderr.contains("aborted 1 multipart upload an earlier run left unfinished: s3://pics/killed/000000.tar"),
+                      rerun.stderr)
+        // Its own upload is gone (aborted by its ID), the other program's is not, and the shard is whole.
+        XCTAssertEqual(try store.incompleteUploads(prefix: "killed/"), [others])
+        let deletes = try store.requests().filter { $0.method == "DELETE" && $0.key == "killed/000000.tar" }
+        XCTAssertEqual(deletes.map(\.status), [204], "\(deletes)")
+        XCTAssertEqual(deletes.first?.query.removingPercentEncoding, "uploadId=" + orphan.uploadID)
+        let shard = try XCTUnwrap(try store.objects(prefix: "killed/")["killed/000000.tar"])
+        XCTAssertEqual(shard.metadata["made-by"], "imgfetch", "multipart uploads carry imgfetch's mark")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workDirectory + "/.imgfetch/multipart"), [],
+                       "the journal forgets uploads that are over")
+
+        // The other program's upload is counted, as more than a day old (moto dates every upload 2010).
+        XCTAssertTrue(rerun.stderr.contains("s3://pics/killed has 1 incomplete multipart upload more than a day old that this work "
+            + "directory did not start"), rerun.stderr)
+
+        // Nothing left to abort: the next run aborts nothing.
+        let third = try run(table, ["-o", "s3://pics/killed", "--input-format", "csv", "--output-format", "webdataset", "--shard-samples", "4"],
+                            environment: environment)
+        XCTAssertEqual(third.exitCode, 0, third.stderr)
+        XCTAssertFalse(third.stderr.contains("an earlier run left"), third.stderr)
+    }
 }

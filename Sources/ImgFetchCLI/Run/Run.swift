@@ -20,6 +20,8 @@ struct Run {
             reporter.warn("IMGFETCH_S3_PART_SIZE is \(store.settings.partSize) bytes, below S3's smallest part (5 MiB): "
                 + "AWS refuses to complete such multipart uploads (EntityTooSmall); only stores that allow small parts take them")
         }
+        // Uploads an earlier run on this work directory left unfinished (it was killed) are aborted before new ones start.
+        for line in store?.abortEarlierUploads() ?? [] { reporter.warn(line) }
         do {
             var configuration = options.downloaderConfiguration(outputDirectory: options.outputDirectory)
             configuration.onWarning = { [reporter] message in reporter.warn(message) }

@@ -66,6 +66,9 @@ final class S3TestStore {
         self.roleArn = roleArn
     }
 
+    /// The proxy's log of requests, a JSON line each.
+    var logPath: String { directory.appendingPathComponent("log.jsonl").path }
+
     /// What imgfetch reads to reach the store (and nothing of the test's own environment).
     var environment: [String: String] {
         ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secretKey, "AWS_ENDPOINT_URL": endpoint,
@@ -148,11 +151,33 @@ final class S3TestStore {
         let sha256: String
         let contentType: String?
         let etag: String?
+        /// The object's user metadata (`x-amz-meta-NAME`), by name.
+        let metadata: [String: String]
 
         enum CodingKeys: String, CodingKey {
-            case key, size, sha256, etag
+            case key, size, sha256, etag, metadata
             case contentType = "content_type"
         }
+    }
+
+    struct Upload: Decodable, Equatable {
+        let key: String
+        let uploadID: String
+
+        enum CodingKeys: String, CodingKey {
+            case key
+            case uploadID = "upload_id"
+        }
+    }
+
+    /// The multipart uploads in progress under `prefix`, listed with boto3.
+    func incompleteUploads(prefix: String = "") throws -> [Upload] {
+        try tool(["uploads", "--prefix", prefix]).stdout.split(separator: "\n").map { try JSONDecoder().decode(Upload.self, from: Data($0.utf8)) }
+    }
+
+    /// Starts a multipart upload of `key` with boto3, puts one part and leaves it in progress (another program's).
+    func startUpload(_ key: String) throws -> Upload {
+        try JSONDecoder().decode(Upload.self, from: Data(try tool(["start-upload", "--key", key]).stdout.utf8))
     }
 
     /// The objects under `prefix` (in `bucket`, by default the store's first), read back with boto3, by key.

@@ -1,3 +1,4 @@
+import Glibc
 
 /// What `-o s3://BUCKET/PREFIX` adds to a run: the files are made in a local work directory as
 /// they would be in a local output (with the cache index and the temp files), and each finished
@@ -16,6 +17,53 @@ public struct ObjectStoreOutput: Sendable {
         self.access = access
         self.workDirectory = workDirectory
         self.settings = settings
+    }
+
+    /// The work directory's multipart uploads in progress.
+    public var journal: UploadJournal { UploadJournal(workDirectory: workDirectory) }
+
+    /// Incomplete multipart uploads older than this that the journal does not name are reported (another machine's, or a killed run's whose journal is gone).
+    static let staleUploadAge = 24 * 3600.0
+
+    /// Aborts the multipart uploads that an earlier run on this work directory left in progress
+    /// (killed before it could complete or abort them): those the journal names and the store
+    /// still lists under the prefix, or each of them when the store does not list. The store's
+    /// other incomplete uploads under the prefix are left alone (another process may be making
+    /// them), but those more than a day old are counted. Returns the lines to warn with.
+    public func abortEarlierUploads(now: Double = Double(time(nil))) -> [String] {
+        let journal = journal
+        let noted = journal.entries().filter { $0.bucket == location.bucket }
+        var quick = settings
+        quick.connectTimeout = min(settings.connectTimeout, 5)
+        quick.timeout = min(settings.timeout, 5)
+        let client = S3Client(access: access, settings: quick)
+        let listed = client.incompleteUploads(bucket: location.bucket, prefix: location.prefix.isEmpty ? "" : location.prefix + "/")
+        var lines: [String] = []
+        var aborted: [String] = []
+        for entry in noted {
+            // Listed uploads show which notes are still open; without a list, each is asked.
+            if let listed, !listed.contains(where: { $0.uploadID == entry.uploadID }) {
+                journal.remove(uploadID: entry.uploadID)
+            } else if client.abortUpload(entry) {
+                journal.remove(uploadID: entry.uploadID)
+                if listed != nil { aborted.append("s3://\(entry.bucket)/\(entry.key)") }
+            } else {
+                lines.append("cannot abort the multipart upload of s3://\(entry.bucket)/\(entry.key) an earlier run left; "
+                    + "the next run tries again (its parts cost storage until then)")
+            }
+        }
+        if !aborted.isEmpty {
+            lines.append("aborted \(aborted.count) multipart upload\(aborted.count == 1 ? "" : "s") an earlier run left unfinished: "
+                + aborted.prefix(3).joined(separator: ", ") + (aborted.count > 3 ? ", …" : ""))
+        }
+        let ours = Set(noted.map(\.uploadID))
+        let stale = (listed ?? []).filter { !ours.contains($0.uploadID) && ($0.initiated.map { now - $0 > Self.staleUploadAge } ?? false) }
+        if !stale.isEmpty {
+            lines.append("\(location) has \(stale.count) incomplete multipart upload\(stale.count == 1 ? "" : "s") more than a day old "
+                + "that this work directory did not start (a run on another machine, killed): they cost storage until aborted; "
+                + "a lifecycle rule with AbortIncompleteMultipartUpload removes them (see docs/STORAGE.md)")
+        }
+        return lines
     }
 
     /// The object a run writes and deletes before anything else, to learn that it may write: `PREFIX/.imgfetch-write-check`.

@@ -36,7 +36,8 @@ public final class ObjectUploader: Sendable {
 
     public init(output: ObjectStoreOutput, downloader: ImageDownloader, threads: Int) {
         self.output = output
-        let client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop, health: output.health)
+        let client = S3Client(access: output.access, settings: output.settings, downloader: downloader, stop: stop, health: output.health,
+                              journal: output.journal)
         self.client = client
         let ending = ending
         executor = Executor(threadNames: (0..<threads).map { "imgfetch.upload.\($0)" }) { jobs in

@@ -68,15 +68,20 @@ public final class S3Client: Sendable {
     private let transport: StoreTransport
     /// What the client's failures say of the store; nil: no one watches (a check before the run).
     private let health: StoreHealth?
+    /// Where the multipart uploads in progress are noted, for a later run to abort them if this one dies.
+    private let journal: UploadJournal?
     /// The engine the client made for itself, closed with the client.
     private let ownEngine: Engine?
 
-    /// A client whose requests run on `downloader`'s engine, beside its downloads.
-    public init(access: S3Access, settings: Settings, downloader: ImageDownloader, stop: Stop = Stop(), health: StoreHealth? = nil) {
+    /// A client whose requests run on `downloader`'s engine, beside its downloads. `journal` notes
+    /// its multipart uploads while they are in progress.
+    public init(access: S3Access, settings: Settings, downloader: ImageDownloader, stop: Stop = Stop(), health: StoreHealth? = nil,
+                journal: UploadJournal? = nil) {
         self.access = access
         self.settings = settings
         self.stop = stop
         self.health = health
+        self.journal = journal
         if let transport = downloader.storeTransport {
             self.transport = transport
             ownEngine = nil
@@ -88,11 +93,12 @@ public final class S3Client: Sendable {
     }
 
     /// A client with an engine of its own (a check before the run, or a program without a downloader).
-    public init(access: S3Access, settings: Settings, stop: Stop = Stop(), health: StoreHealth? = nil) {
+    public init(access: S3Access, settings: Settings, stop: Stop = Stop(), health: StoreHealth? = nil, journal: UploadJournal? = nil) {
         self.access = access
         self.settings = settings
         self.stop = stop
         self.health = health
+        self.journal = journal
         let engine = Self.makeEngine(settings)
         transport = engine
         ownEngine = engine
@@ -164,16 +170,23 @@ public final class S3Client: Sendable {
         _ = try request(.delete, bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [])
     }
 
-    /// A multipart upload: created, then each part put (and retried) on its own, then completed;
-    /// aborted when a part or the completion fails, so that the store keeps no orphaned parts.
+    /// The metadata header every multipart upload is created with (the object keeps it): its mark
+    /// of imgfetch's.
+    public static let uploadMarker = "x-amz-meta-made-by: imgfetch"
+
+    /// A multipart upload: created (with `uploadMarker`, and noted in the journal), then each part
+    /// put (and retried) on its own, then completed; aborted when a part or the completion fails,
+    /// so that the store keeps no orphaned parts. The journal's note goes once the upload is over;
+    /// a run that dies before leaves it, for the next run to abort the upload.
     private func putInParts(descriptor: Int32, path: String, size: Int, bucket: String, key: String,
                             contentType: String) throws(DownloadError) -> String? {
         let name = "s3://\(bucket)/\(key)"
         let created = try request(.post(query: "uploads=", body: []), bucket: bucket, key: key, payloadHash: Self.emptyHash,
-                                  headers: ["Content-Type: \(contentType)"])
+                                  headers: ["Content-Type: \(contentType)", Self.uploadMarker])
         guard let upload = XMLText.element("UploadId", in: created.body, limit: Int.max).map(XMLText.unescaped) else {
             throw DownloadError(.storage, "POST \(name)?uploads: the store's answer has no UploadId")
         }
+        journal?.record(UploadJournal.Entry(bucket: bucket, key: key, uploadID: upload))
         let uploadQuery = "uploadId=" + S3Access.encodeQueryValue(upload)
         do throws(DownloadError) {
             let partSize = max(settings.partSize, (size + Self.mostParts - 1) / Self.mostParts)
@@ -196,14 +209,73 @@ public final class S3Client: Sendable {
             let text = "<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>"
             let completed = try request(.post(query: uploadQuery, body: Array(text.utf8)), bucket: bucket, key: key,
                                         payloadHash: SHA256.hexDigest(text), headers: ["Content-Type: application/xml"])
+            journal?.remove(uploadID: upload)
             return XMLText.element("ETag", in: completed.body, limit: Int.max).map(XMLText.unescaped) ?? completed.etag
         } catch {
             // Also when the run is being cancelled: one attempt, which no stop ends (parts left
             // behind would cost storage until the bucket's lifecycle removed them).
-            _ = try? request(.abort(query: uploadQuery), bucket: bucket, key: key, payloadHash: Self.emptyHash, headers: [],
-                             once: true)
+            if abortUpload(UploadJournal.Entry(bucket: bucket, key: key, uploadID: upload), once: true) {
+                journal?.remove(uploadID: upload)
+            }
             throw error
         }
+    }
+
+    /// Aborts a multipart upload; true once the store has none by that ID (aborted now, or
+    /// before: S3 answers 404 `NoSuchUpload` to an upload completed or aborted already). With
+    /// `once`, one attempt that no stop ends.
+    public func abortUpload(_ upload: UploadJournal.Entry, once: Bool = false) -> Bool {
+        (try? request(.abort(query: "uploadId=" + S3Access.encodeQueryValue(upload.uploadID)), bucket: upload.bucket, key: upload.key,
+                      payloadHash: Self.emptyHash, headers: [], once: once)) != nil
+    }
+
+    /// A multipart upload the store has in progress.
+    public struct IncompleteUpload: Sendable, Equatable {
+        public let key: String
+        public let uploadID: String
+        /// When it was created, in seconds since the epoch (nil: the store did not say).
+        public let initiated: Double?
+    }
+
+    /// The multipart uploads in progress under `prefix` in `bucket` (ListMultipartUploads, a page
+    /// of up to 1000 at a time, `pages` at most); nil when the store does not list them (keys
+    /// without `s3:ListBucketMultipartUploads`, or a store without the call).
+    public func incompleteUploads(bucket: String, prefix: String, pages: Int = 20) -> [IncompleteUpload]? {
+        var uploads: [IncompleteUpload] = []
+        var marker: (key: String, upload: String)?
+        for _ in 0..<pages {
+            // Names and values sorted, as the signature needs them.
+            var query: [(name: String, value: String)] = [("prefix", prefix), ("uploads", "")]
+            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.upload)] }
+            let text = query.sorted { $0.name < $1.name }.map { "\($0.name)=\(S3Access.encodeQueryValue($0.value))" }.joined(separator: "&")
+            guard let answer = try? request(.list(query: text), bucket: bucket, key: "", payloadHash: Self.emptyHash, headers: []),
+                  answer.status == 200 else { return nil }
+            let page = Self.parseUploads(answer.body)
+            uploads += page.uploads
+            guard let next = page.next else { return uploads }
+            marker = next
+        }
+        return uploads
+    }
+
+    /// One page of a ListMultipartUploads answer: its uploads, and where the next page starts when it is truncated.
+    static func parseUploads(_ body: [UInt8]) -> (uploads: [IncompleteUpload], next: (key: String, upload: String)?) {
+        let open = Array("<Upload>".utf8), close = Array("</Upload>".utf8)
+        var uploads: [IncompleteUpload] = []
+        var from = 0
+        while let start = XMLText.find(open, in: body, from: from), let end = XMLText.find(close, in: body, from: start) {
+            let item = Array(body[start..<end])
+            if let key = XMLText.element("Key", in: item, limit: 4096).map(XMLText.unescaped),
+               let upload = XMLText.element("UploadId", in: item, limit: 4096).map(XMLText.unescaped) {
+                uploads.append(IncompleteUpload(key: key, uploadID: upload,
+                                                initiated: XMLText.element("Initiated", in: item).flatMap(ISO8601Date.parse)))
+            }
+            from = end + close.count
+        }
+        guard XMLText.element("IsTruncated", in: body) == "true",
+              let key = XMLText.element("NextKeyMarker", in: body, limit: 4096).map(XMLText.unescaped) else { return (uploads, nil) }
+        let upload = XMLText.element("NextUploadIdMarker", in: body, limit: 4096).map(XMLText.unescaped) ?? ""
+        return (uploads, (key, upload))
     }
 
     /// The bytes of object `key` (at most `limit`; a larger object is an error) and its entity
@@ -271,11 +343,13 @@ public final class S3Client: Sendable {
         case abort(query: String)
         /// An object's deletion (the write check's).
         case delete
+        /// A GET of the bucket with a query (the list of multipart uploads in progress).
+        case list(query: String)
 
         var exchangeMethod: StoreExchange.Method {
             switch self {
             case .put, .putPart: .put
-            case .get: .get
+            case .get, .list: .get
             case .head: .head
             case .post: .post
             case .abort, .delete: .delete
@@ -288,14 +362,14 @@ public final class S3Client: Sendable {
         var isWrite: Bool {
             switch self {
             case .put, .post, .putPart, .abort, .delete: true
-            case .get, .head: false
+            case .get, .head, .list: false
             }
         }
 
         /// The query string, encoded as S3 signs it (names and values sorted).
         var query: String? {
             switch self {
-            case .post(let query, _), .putPart(let query, _), .abort(let query): query
+            case .post(let query, _), .putPart(let query, _), .abort(let query), .list(let query): query
             case .put, .get, .head, .delete: nil
             }
         }
@@ -304,13 +378,17 @@ public final class S3Client: Sendable {
             switch self {
             case .put(let body), .putPart(_, let body): body
             case .post(_, let bytes): .bytes(bytes)
-            case .get, .head, .abort, .delete: .empty
+            case .get, .head, .abort, .delete, .list: .empty
             }
         }
 
         /// Most bytes of the answer's body kept.
         var responseLimit: Int {
-            if case .get(let limit) = self { limit } else { S3Client.errorBodyLimit }
+            switch self {
+            case .get(let limit): limit
+            case .list: 4 << 20
+            default: S3Client.errorBodyLimit
+            }
         }
     }
 
@@ -392,8 +470,9 @@ public final class S3Client: Sendable {
         let limit = method.responseLimit
         let isRead = switch method {
         case .get, .head: true
-        case .put, .post, .putPart, .abort, .delete: false
+        case .put, .post, .putPart, .abort, .delete, .list: false
         }
+        let isAbort = if case .abort = method { true } else { false }
         let isPost = if case .post = method { true } else { false }
         let verb = method.name
         return { attempt in
@@ -424,6 +503,8 @@ public final class S3Client: Sendable {
             let errorCode = XMLText.element("Code", in: body)
             // A GET or HEAD of a missing object says "none"; of a missing bucket, that is an error.
             if status == 404, errorCode != "NoSuchBucket", isRead { return .answered }
+            // An abort of an upload that is no more (completed or aborted already) has done its work.
+            if status == 404, errorCode == "NoSuchUpload", isAbort { return .answered }
             let error = DownloadError(.storage, "\(verb) \(name): HTTP \(status)\(XMLText.errorText(body))\(hint(status, code: errorCode, keys: keys))")
             let transient = RetryPolicy.isTransient(status: status) || (status == 400 && errorCode == "RequestTimeout")
             verdict.value.withLock { $0 = (transient ? nil : errorCode ?? "", status) }

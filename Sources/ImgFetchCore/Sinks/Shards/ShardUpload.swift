@@ -21,7 +21,8 @@ public struct ShardUpload: Sendable {
 
     public init(store: ObjectStoreOutput, downloader: ImageDownloader) {
         self.store = store
-        client = S3Client(access: store.access, settings: store.settings, downloader: downloader, stop: stop, health: store.health)
+        client = S3Client(access: store.access, settings: store.settings, downloader: downloader, stop: stop, health: store.health,
+                          journal: store.journal)
     }
 
     /// Uploads the files of shard `names` from `directory`, then removes them there.

@@ -1,0 +1,81 @@
+import Glibc
+
+/// The multipart uploads a work directory has in progress, one small file each in
+/// `WORKDIR/.imgfetch/multipart/`: written once the store has given the upload its ID, removed
+/// once the upload is completed or aborted. A run killed in between (`kill -9`, a lost node, a
+/// power cut) leaves its file, so the next run on that work directory knows the upload is its own
+/// and aborts it (`ObjectStoreOutput.abortEarlierUploads`) rather than leaving its parts to be
+/// billed. Each file holds the bucket, the upload ID and the key, one per line (the key last: it
+/// may hold a line break); its name is the SHA-256 of the upload ID. Every operation is best
+/// effort: a journal that cannot be written costs only the clean-up, never the upload.
+public struct UploadJournal: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public let bucket: String
+        public let key: String
+        public let uploadID: String
+
+        public init(bucket: String, key: String, uploadID: String) {
+            self.bucket = bucket
+            self.key = key
+            self.uploadID = uploadID
+        }
+    }
+
+    /// The journal's folder, and the one it is in.
+    public let directory: String
+    private let parent: String
+
+    /// The journal of `workDirectory`.
+    public init(workDirectory: String) {
+        parent = OutputPaths.join(workDirectory, ".imgfetch")
+        directory = OutputPaths.join(parent, "multipart")
+    }
+
+    /// Notes that `entry`'s upload is in progress.
+    public func record(_ entry: Entry) {
+        _ = mkdir(parent, 0o755)
+        _ = mkdir(directory, 0o755)
+        let path = self.path(entry.uploadID)
+        let temp = path + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { return }
+        let text = Array((entry.bucket + "\n" + entry.uploadID + "\n" + entry.key).utf8)
+        let written = text.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0) }
+        close(fd)
+        if written != nil || rename(temp, path) != 0 { unlink(temp) }
+    }
+
+    /// Notes that the upload `uploadID` is over (completed or aborted).
+    public func remove(uploadID: String) {
+        unlink(path(uploadID))
+    }
+
+    /// The uploads noted as in progress (in no particular order); files that are not entries are passed over.
+    public func entries() -> [Entry] {
+        guard let folder = opendir(directory) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let item = readdir(folder) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.utf8.count == 64, name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+                names.append(name)
+            }
+        }
+        return names.compactMap { name in
+            guard case .success(let bytes)? = FileDescriptorIO.readSmallFile(OutputPaths.join(directory, name), limit: 8 << 10) else {
+                return nil
+            }
+            let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
+            guard lines.count == 3, !lines[0].isEmpty, !lines[1].isEmpty, !lines[2].isEmpty else { return nil }
+            let entry = Entry(bucket: String(decoding: lines[0], as: UTF8.self), key: String(decoding: lines[2], as: UTF8.self),
+                              uploadID: String(decoding: lines[1], as: UTF8.self))
+            return SHA256.hexDigest(entry.uploadID) == name ? entry : nil
+        }
+    }
+
+    private func path(_ uploadID: String) -> String {
+        OutputPaths.join(directory, SHA256.hexDigest(uploadID))
+    }
+}
