@@ -25,7 +25,10 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         whose key is printed; --no-auth turns moto's check off (it, and boto3's requests to it,
         fail on keys with '=', '+' or non-ASCII characters, which AWS accepts).
         --log FILE gets one JSON line per request, once answered:
-          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234, "query": "", "signer": "AKIA…"}
+          {"method": "PUT", "key": "prefix/a.jpg", "status": 200, "bytes": 1234, "query": "", "signer": "AKIA…",
+           "host": "127.0.0.1"}
+        A request to BUCKET.s3.localhost:PORT (virtual-hosted style; libcurl resolves any
+        *.localhost to loopback, and moto reads the bucket from the host) has its key in the path.
         --faults FILE, read at each request, is JSON (or absent):
           {"status": 503, "rules": [{"method": "PUT", "suffix": ".tar", "times": 2, "query": "uploadId"}]}
         A rule fails its first `times` matching requests (-1: every one) with `status` (counted
@@ -36,7 +39,9 @@ Runs in the tests' venv (.venv-tests: moto[server] and boto3, from Scripts/insta
         with "pass": true, the request is passed on after the delay.
         The log also gets STS requests (key "sts:ACTION") and the endpoints' (key "endpoint:PATH").
 
-    s3_store.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag}
+    s3_store.py list  --store URL --bucket NAME [--prefix P]   -> JSON lines {key, size, sha256, content_type, etag, metadata}
+    s3_store.py uploads --store URL --bucket NAME [--prefix P] -> JSON lines {key, upload_id}: multipart uploads in progress
+    s3_store.py start-upload --store URL --bucket NAME --key K  -> starts one with a part, and leaves it in progress
     s3_store.py get   --store URL --bucket NAME --key K --out FILE
     s3_store.py put   --store URL --bucket NAME --key K --file FILE
     s3_store.py delete --store URL --bucket NAME --key K
@@ -166,10 +171,14 @@ def serve(args):
             {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
     boto3.client("s3", endpoint_url=store, region_name="us-east-1", aws_access_key_id=access_key,
                  aws_secret_access_key=secret_key).create_bucket(Bucket=args.bucket)
+    # Each bucket's region: a request signed for another region is refused as AWS refuses it
+    # (moto does not check).
+    regions = {args.bucket: "us-east-1"}
     for extra in args.also:
         # NAME@REGION: a bucket in another region than us-east-1, as AWS makes one.
         name, _, region = extra.partition("@")
         region = region or "us-east-1"
+        regions[name] = region
         client = boto3.client("s3", endpoint_url=store, region_name=region, aws_access_key_id=access_key,
                               aws_secret_access_key=secret_key)
         if region == "us-east-1":
@@ -206,10 +215,10 @@ def serve(args):
                 return rule.get("status", faults.get("status", 503)), rule.get("body"), rule.get("headers", {})
         return None
 
-    def log(method, key, status, size, query, signer=""):
+    def log(method, key, status, size, query, signer="", host=""):
         with lock, open(args.log, "a") as out:
             out.write(json.dumps({"method": method, "key": key, "status": status, "bytes": size, "query": query,
-                                  "signer": signer}) + "\n")
+                                  "signer": signer, "host": host}) + "\n")
 
     # Keys handed out by the credential endpoints: key id -> the time the store refuses them from.
     issued = {}
@@ -334,23 +343,38 @@ def serve(args):
             path = urllib.parse.urlsplit(self.path).path
             if self.command == "POST" and path == "/" and b"Action=" in body:
                 return sts(self, body)
-            key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
-            injected = fault(self.command, key, urllib.parse.urlsplit(self.path).query)
             headers = {name.lower(): value for name, value in self.headers.items()}
+            # Virtual-hosted style (BUCKET.s3.localhost:PORT, which libcurl resolves to loopback, and
+            # moto reads the bucket from) or path style (/BUCKET/KEY).
+            host = headers.get("host", "").rsplit(":", 1)[0]
+            if host.endswith(".localhost") and host.count(".") >= 2:
+                bucket = host.split(".")[0]
+                key = urllib.parse.unquote(path[1:])
+            else:
+                bucket = path.split("/")[1] if path.count("/") >= 1 else ""
+                key = urllib.parse.unquote(path.split("/", 2)[2]) if path.count("/") >= 2 else ""
+            injected = fault(self.command, key, urllib.parse.urlsplit(self.path).query)
             refusal = signature_problem(self.command, self.path, headers, body, secrets)
             signed_by = AUTHORIZATION.match(headers.get("authorization", ""))
             signer = signed_by.group(1) if signed_by else ""
             if not refusal and signer and expired(signer):
                 refusal = 400, "ExpiredToken", "The provided token has expired."
+            region_header = {}
+            if not refusal and signed_by and bucket in regions and signed_by.group(3) != regions[bucket]:
+                # AWS's answer to a request signed for the wrong region: 400, with the bucket's
+                # region in a header.
+                refusal = 400, "AuthorizationHeaderMalformed", (f"the region '{signed_by.group(3)}' is wrong; "
+                                                               f"expecting '{regions[bucket]}'")
+                region_header = {"x-amz-bucket-region": regions[bucket]}
             if refusal or injected:
                 status, code, message = refusal or (injected[0], "SlowDown", f"injected {injected[0]}")
                 payload = f"<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
-                extra = {}
+                extra = region_header
                 if not refusal and injected[1] is not None:
                     payload = injected[1].encode()
                 if not refusal:
                     extra = injected[2]
-                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query, signer)
+                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query, signer, host)
                 self.send_response(status)
                 for name, value in extra.items():
                     self.send_header(name, value)
@@ -384,7 +408,7 @@ def serve(args):
                 status = response.status
                 # Logged before the client has its answer: a test that reads the log once
                 # imgfetch is done finds every request in it.
-                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query, signer)
+                log(self.command, key, status, len(body), urllib.parse.urlsplit(self.path).query, signer, host)
                 self.send_response(status)
                 for name, value in response.getheaders():
                     if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):

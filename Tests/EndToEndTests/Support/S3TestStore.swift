@@ -114,11 +114,13 @@ final class S3TestStore {
         var query = ""
         /// The access key the request was signed with; empty for an unsigned one.
         var signer = ""
+        /// The host it was sent to, without the port: `127.0.0.1`, or `BUCKET.s3.localhost` in virtual-hosted style.
+        var host = ""
 
         var isWriteCheck: Bool { key == ".imgfetch-write-check" || key.hasSuffix("/.imgfetch-write-check") }
 
         enum CodingKeys: String, CodingKey {
-            case method, key, status, query, signer
+            case method, key, status, query, signer, host
         }
 
         init(method: String, key: String, status: Int) {
@@ -134,6 +136,7 @@ final class S3TestStore {
             status = try container.decode(Int.self, forKey: .status)
             query = try container.decodeIfPresent(String.self, forKey: .query) ?? ""
             signer = try container.decodeIfPresent(String.self, forKey: .signer) ?? ""
+            host = try container.decodeIfPresent(String.self, forKey: .host) ?? ""
         }
     }
 

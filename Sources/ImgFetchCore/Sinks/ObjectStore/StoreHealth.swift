@@ -7,7 +7,8 @@ import Synchronization
 /// It trips once, on the first of:
 /// - a write the store refuses for a reason no other write will escape: the keys or their rights
 ///   (`AccessDenied`, `SignatureDoesNotMatch`, `InvalidAccessKeyId`, `InvalidToken`,
-///   `ExpiredToken`, any 403), a bucket that is gone (`NoSuchBucket`), or no keys at all (a
+///   `ExpiredToken`, any 403), a bucket that is gone (`NoSuchBucket`) or in another region (a 301,
+///   `AuthorizationHeaderMalformed`), or no keys at all (a
 ///   credential source that stopped answering once its keys expired);
 /// - `failuresInARow` requests in a row that failed after their retries (no answer, timeouts,
 ///   5xx): a store that is down. A request that succeeds starts the count again.
@@ -23,7 +24,9 @@ public final class StoreHealth: Sendable {
     /// The store's error codes that stop the run when a write gets one.
     static let stoppingCodes: Set<String> = ["AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidToken",
                                              "ExpiredToken", "TokenRefreshRequired", "NoSuchBucket", "AllAccessDisabled",
-                                             "AccountProblem", "InvalidSecurity", "InvalidBucketName"]
+                                             "AccountProblem", "InvalidSecurity", "InvalidBucketName",
+                                             // The bucket is in another region than the requests are signed for.
+                                             "AuthorizationHeaderMalformed", "PermanentRedirect", "IllegalLocationConstraintException"]
 
     private struct State {
         var inARow = 0
@@ -59,7 +62,7 @@ public final class StoreHealth: Sendable {
     func failed(_ error: DownloadError, refusal: String?, status: Int?) {
         guard error.kind != .cancelled else { return }
         if let code = refusal {
-            guard Self.stoppingCodes.contains(code) || status == 403 else { return }
+            guard Self.stoppingCodes.contains(code) || status == 403 || status == 301 else { return }
             trip("the store refuses this run's writes (\(error.message))")
             return
         }
