@@ -91,6 +91,11 @@ final class CacheTests: EndToEndTestCase {
         XCTAssertEqual(item["cache"] as? String, "revalidated")
         XCTAssertEqual(item["http_status"] as? Int, 304)
         XCTAssertEqual(item["bytes"] as? Int, 0)
+        // What the run that made the file reported: the indexed body's size.
+        let made = try XCTUnwrap(item["made"] as? [String: Any])
+        XCTAssertEqual(made["status"] as? String, "saved")
+        XCTAssertEqual(made["http_status"] as? Int, 200)
+        XCTAssertEqual(made["bytes"] as? Int, try server.fileData("a.jpg").count)
         let revalidation = try XCTUnwrap(try server.requests().last)
         XCTAssertEqual(revalidation.header("If-None-Match"), etag)
         XCTAssertNotNil(revalidation.header("If-Modified-Since"))

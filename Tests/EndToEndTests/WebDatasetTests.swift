@@ -153,6 +153,18 @@ final class WebDatasetTests: EndToEndTestCase {
         XCTAssertTrue(rerun.stderr.contains("3 failed (1 http, 1 invalid-input, 1 truncated; 3 in an earlier run, "
                                             + "--retry-failed fetches them again)"), rerun.stderr)
         XCTAssertEqual(results.first?["skip_reason"] as? String, "in \(shard("000000.tar")), complete from an earlier run")
+        // A skipped row says what the run that made its sample reported, and what the sample is.
+        for (again, made) in zip(results, firstResults) where made["status"] as? String == "saved" {
+            let earlier = try XCTUnwrap(again["made"] as? [String: Any], "\(again)")
+            XCTAssertEqual(earlier["status"] as? String, "saved")
+            XCTAssertEqual(earlier["http_status"] as? Int, made["http_status"] as? Int)
+            XCTAssertEqual(earlier["bytes"] as? Int, made["bytes"] as? Int)
+            for field in ["format", "width", "height", "channels", "bit_depth", "verified", "output_width", "output_height"] {
+                XCTAssertEqual("\(again[field] ?? "none")", "\(made[field] ?? "none")", field)
+            }
+            XCTAssertEqual(again["bytes"] as? Int, 0, "nothing was transferred in this run")
+        }
+        XCTAssertTrue(firstResults.allSatisfy { $0["made"] is NSNull })
 
         // One row changed: only its shard is fetched again.
         var rows = try String(contentsOfFile: table, encoding: .utf8).components(separatedBy: "\r\n")

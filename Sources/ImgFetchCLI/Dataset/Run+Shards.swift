@@ -110,6 +110,11 @@ extension Run {
                     } else {
                         result = DownloadResult(status: .skipped, paths: [path])
                         result.skipReason = "in \(path), complete from an earlier run"
+                        if let made = holding.finished.made[row.sequence % samples] {
+                            result.made = made.outcome
+                            result.format = made.format
+                            result.image = made.image
+                        }
                     }
                     result.fromEarlierRun = true
                     let report = ItemReport(position: row.position, displayURL: Self.displayURL(row.entry), result: result,

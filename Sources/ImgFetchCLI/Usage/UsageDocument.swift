@@ -73,10 +73,24 @@ enum UsageDocument {
             .init("http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY", "the proxy to use, read by libcurl as curl(1) "
                 + "reads them"),
             .init("AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN",
-                  "with -o s3://…: the credentials uploads are signed with"),
-            .init("AWS_REGION, AWS_DEFAULT_REGION", "with -o s3://…: the bucket's region (default us-east-1)"),
-            .init("AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL", "with -o s3://…: a store other than AWS, addressed "
-                + "path-style (ENDPOINT/BUCKET/KEY)"),
+                  "with -o s3://…: the credentials uploads are signed with, the first source of the AWS chain"),
+            .init("AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN, AWS_ROLE_SESSION_NAME",
+                  "with -o s3://…: web identity (EKS's IRSA), exchanged at STS for a role's keys"),
+            .init("AWS_PROFILE, AWS_DEFAULT_PROFILE, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE",
+                  "with -o s3://…: the profile of the shared files (default: default, in ~/.aws/credentials and "
+                    + "~/.aws/config): its keys, credential_process, or role_arn with source_profile"),
+            .init("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_CONTAINER_CREDENTIALS_FULL_URI, "
+                    + "AWS_CONTAINER_AUTHORIZATION_TOKEN, AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+                  "with -o s3://…: a container's credentials endpoint (ECS, EKS Pod Identity)"),
+            .init("AWS_EC2_METADATA_DISABLED, AWS_EC2_METADATA_SERVICE_ENDPOINT, AWS_METADATA_SERVICE_TIMEOUT",
+                  "with -o s3://…: the instance's metadata service (IMDSv2), the chain's last source: off, its "
+                    + "address, and its timeout in seconds (default 1)"),
+            .init("AWS_REGION, AWS_DEFAULT_REGION", "with -o s3://…: the bucket's region (default: the profile's, "
+                + "else us-east-1)"),
+            .init("AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_STS", "with -o s3://…: a store other than "
+                + "AWS, and the STS endpoint that web identity and roles are exchanged at"),
+            .init("AWS_S3_ADDRESSING_STYLE", "with -o s3://…: path (ENDPOINT/BUCKET/KEY), virtual "
+                + "(BUCKET.ENDPOINT-HOST/KEY) or auto (path-style on a custom endpoint, virtual-hosted on AWS)"),
             .init("AWS_CA_BUNDLE", "with -o s3://…: the CA certificates (PEM) the store's certificate is verified against"),
             .init("IMGFETCH_S3_PART_SIZE", "with -o s3://…: the part size of multipart uploads, in bytes"),
             .init("TMPDIR", "with -o s3://… and no --work-dir: where files are made before their upload "
@@ -106,6 +120,8 @@ enum UsageDocument {
             .init("cache", "fresh, stale, revalidated or downloaded; null when the cache index had no say"),
             .init("skip_reason", "why a skipped item was not fetched (robots.txt, a shard complete from an earlier run); "
                 + "null otherwise"),
+            .init("made", "for an item whose output an earlier run made (a file the cache index has, a row of a shard "
+                + "completed before): {\"status\", \"http_status\", \"bytes\"} as that run reported them; null otherwise"),
             .init("error", "{\"class\", \"message\"} (see ERROR CLASSES), or null"),
             .init("caption, columns", "a table's row: its caption, and its other columns as strings"),
             .init("line", "{\"file\", \"line\"}: where the item came from (<arguments> for a URL given as an argument)"),

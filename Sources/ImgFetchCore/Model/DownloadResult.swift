@@ -60,6 +60,22 @@ public struct DownloadResult: Sendable {
     public var fromEarlierRun = false
     /// Objects this item's files were uploaded as (`ObjectUploader`): 0 when the store had them already.
     public var uploadedObjects = 0
+    /// For an item whose output an earlier run made (a file the cache index has, a row of a shard
+    /// completed before): what that run reported for it. Nil otherwise.
+    public var made: EarlierOutcome?
+
+    /// What the run that made an item's output reported: its status, final HTTP status and body size.
+    public struct EarlierOutcome: Sendable, Equatable {
+        public var status: Status
+        public var httpStatus: Int?
+        public var bytes: Int64
+
+        public init(status: Status, httpStatus: Int?, bytes: Int64) {
+            self.status = status
+            self.httpStatus = httpStatus
+            self.bytes = bytes
+        }
+    }
 
     public init(status: Status, paths: [String] = [], error: DownloadError? = nil) {
         self.status = status

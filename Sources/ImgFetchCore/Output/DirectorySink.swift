@@ -311,6 +311,8 @@ final class DirectorySink: OutputSink {
         base.image = entry.image
         base.cache = outcome
         base.reusedBytes = entry.bodySize
+        // The index keeps only bodies of successful responses; it does not record which 2xx.
+        base.made = DownloadResult.EarlierOutcome(status: .saved, httpStatus: 200, bytes: entry.bodySize)
         // Entries of another output kind are never reused: the kind is this configuration's.
         if configuration.saveAs == .original, !entry.contentHash.isEmpty { base.contentHash = entry.contentHash }
         base.attempts = attempts

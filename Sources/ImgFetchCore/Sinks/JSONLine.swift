@@ -23,6 +23,15 @@ public enum JSONLine {
         json.add("coalesced", result.coalesced)
         json.add("cache", result.cache?.rawValue)
         json.add("skip_reason", result.skipReason)
+        if let made = result.made {
+            json.add("made") { member in
+                member.add("status", made.status.rawValue)
+                member.add("http_status", made.httpStatus)
+                member.add("bytes", Int(made.bytes))
+            }
+        } else {
+            json.add("made", json: nil)
+        }
         if let error = result.error {
             json.add("error") { member in
                 member.add("class", error.kind.rawValue)

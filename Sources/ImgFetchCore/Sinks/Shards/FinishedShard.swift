@@ -3,7 +3,8 @@ import Glibc
 /// A shard an earlier run completed: its stats file's input digest and settings, and its tar is
 /// still there, of the size the stats file says. Its results file says which rows failed: a
 /// re-run reports those as failed again, with the first run's error and HTTP status, not as
-/// skipped in a tar they are not in. A shard with a row that failed for want of disk (class
+/// skipped in a tar they are not in; the others are reported skipped, with what the run that
+/// made them reported (`DownloadResult.made`) and their image. A shard with a row that failed for want of disk (class
 /// `filesystem` or `storage`) is not finished: a re-run fetches it again, as a worker retried after
 /// exit 75 must. With `-o s3://…` the shard's objects are read, never the work directory.
 public struct FinishedShard: Equatable {
@@ -13,10 +14,20 @@ public struct FinishedShard: Equatable {
         public let httpStatus: Int?
     }
 
+    /// A row that did not fail, as the results file has it: what the run that made it reported,
+    /// and the sample's image.
+    public struct Made: Equatable, Sendable {
+        public let outcome: DownloadResult.EarlierOutcome
+        public let format: ImageFormat?
+        public let image: ImageInfo?
+    }
+
     public let digest: String
     public let settings: String
     /// The rows that failed, by row number in the shard.
     public let failures: [Int: Failure]
+    /// The other rows, by row number in the shard.
+    public let made: [Int: Made]
     /// The counts its stats file holds (for the dataset's `stats.json`); nil when they do not read.
     public var stats: ShardStats?
 
@@ -63,22 +74,38 @@ public struct FinishedShard: Equatable {
               let rows = value("rows").flatMap({ Int($0) }),
               let (results, resultsTag) = contents(names.results, resultsLimit),
               matches(value("results_etag").flatMap(JSONObjectScanner.string), resultsTag),
-              let failures = failures(in: results, rows: rows),
+              let (failures, made) = rowResults(in: results, rows: rows),
               !failures.values.contains(where: { $0.error.kind == .filesystem || $0.error.kind == .storage }) else { return nil }
-        return FinishedShard(digest: digest, settings: settings, failures: failures, stats: ShardStats(members: members))
+        return FinishedShard(digest: digest, settings: settings, failures: failures, made: made, stats: ShardStats(members: members))
     }
 
-    /// The failed rows of a results file (a line per row, in row order); nil when a line is not a
-    /// result or the file has not `rows` lines.
-    static func failures(in results: [UInt8], rows: Int) -> [Int: Failure]? {
+    /// The rows of a results file (a line per row, in row order): those that failed, and the
+    /// others; nil when a line is not a result or the file has not `rows` lines.
+    static func rowResults(in results: [UInt8], rows: Int) -> (failures: [Int: Failure], made: [Int: Made])? {
         var failures: [Int: Failure] = [:]
+        var made: [Int: Made] = [:]
         let lines = results.split(separator: UInt8(ascii: "\n"))
         guard lines.count == rows else { return nil }
         for (row, line) in lines.enumerated() {
             guard let members = try? JSONObjectScanner.members(of: Array(line)) else { return nil }
             func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
+            func number(_ key: String) -> Int? { value(key).flatMap { Int($0) } }
             guard let status = value("status").flatMap(JSONObjectScanner.string) else { return nil }
-            guard status == "failed" else { continue }
+            guard status == "failed" else {
+                guard let earlier = DownloadResult.Status(rawValue: status) else { return nil }
+                var image: ImageInfo?
+                if let width = number("width"), let height = number("height") {
+                    image = ImageInfo(width: width, height: height, channels: number("channels") ?? 0, bitDepth: number("bit_depth") ?? 0,
+                                      verified: value("verified") == "true")
+                    image?.outputWidth = number("output_width")
+                    image?.outputHeight = number("output_height")
+                }
+                made[row] = Made(outcome: DownloadResult.EarlierOutcome(status: earlier, httpStatus: number("http_status"),
+                                                                       bytes: Int64(number("bytes") ?? 0)),
+                                 format: value("format").flatMap(JSONObjectScanner.string).flatMap(ImageFormat.init(rawValue:)),
+                                 image: image)
+                continue
+            }
             guard let error = value("error"), let fields = try? JSONObjectScanner.members(of: Array(error.utf8)),
                   let kind = fields.first(where: { $0.key == "class" }).flatMap({ JSONObjectScanner.string($0.value) }),
                   let message = fields.first(where: { $0.key == "message" }).flatMap({ JSONObjectScanner.string($0.value) })
@@ -86,7 +113,7 @@ public struct FinishedShard: Equatable {
             failures[row] = Failure(error: DownloadError(DownloadError.Kind(storedName: kind), message),
                                     httpStatus: value("http_status").flatMap { Int($0) })
         }
-        return failures
+        return (failures, made)
     }
 
     /// The file's bytes, if it is a regular file of at most `limit` bytes.

@@ -69,7 +69,8 @@ final class ShardWriterTests: XCTestCase {
         XCTAssertTrue(stats.contains("\"tar_bytes\":\(size),"), stats)
         var counts = ShardStats()
         counts.count(DownloadResult(status: .saved))
-        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s", failures: [:], stats: counts))
+        XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s", failures: [:],
+            made: [0: .init(outcome: .init(status: .saved, httpStatus: nil, bytes: 0), format: nil, image: nil)], stats: counts))
         // A tar of another size than the stats say is not a finished shard.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/000000.tar"))
         try handle.seekToEnd()
@@ -78,19 +79,28 @@ final class ShardWriterTests: XCTestCase {
         XCTAssertNil(FinishedShard.read(shard: 0, in: directory))
     }
 
-    func testAFinishedShardsResultsSayWhichRowsFailedAndAnUnreadableOneIsNoFinishedShard() {
+    func testAFinishedShardsResultsSayWhatEachRowWasAndAnUnreadableOneIsNoFinishedShard() {
         let lines = [
-            #"{"url":"http://h/a.jpg","status":"saved","http_status":200,"error":null,"key":"k0"}"#,
+            #"{"url":"http://h/a.jpg","status":"saved","http_status":200,"bytes":5120,"format":"jpeg","width":640,"height":480,"#
+                + #""channels":3,"bit_depth":8,"verified":true,"output_width":256,"output_height":256,"error":null,"key":"k0"}"#,
             #"{"url":"bad","status":"failed","http_status":null,"error":{"class":"invalid-input","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
             #"{"url":"http://h/c.jpg","status":"failed","http_status":404,"error":{"class":"http","message":"HTTP 404"},"key":"k2"}"#,
+            #"{"url":"http://h/d.jpg","status":"skipped","http_status":null,"bytes":0,"format":null,"width":null,"error":null,"key":"k3"}"#,
         ]
         let file = Array((lines.joined(separator: "\n") + "\n").utf8)
-        XCTAssertEqual(FinishedShard.failures(in: file, rows: 3),
+        let read = FinishedShard.rowResults(in: file, rows: 4)
+        XCTAssertEqual(read?.failures,
                        [1: .init(error: DownloadError(.invalidInput, "not a valid URL: \"bad\""), httpStatus: nil),
                         2: .init(error: DownloadError(.http, "HTTP 404"), httpStatus: 404)])
-        XCTAssertNil(FinishedShard.failures(in: file, rows: 4), "a results file short of the stats file's rows")
-        XCTAssertNil(FinishedShard.failures(in: Array((lines[0] + "\n{\"url\":\n").utf8), rows: 2), "a torn line")
-        XCTAssertNil(FinishedShard.failures(in: Array(#"{"status":"failed","error":null}"#.utf8), rows: 1), "a failure without its error")
+        var image = ImageInfo(width: 640, height: 480, channels: 3, bitDepth: 8, verified: true)
+        image.outputWidth = 256
+        image.outputHeight = 256
+        XCTAssertEqual(read?.made, [0: .init(outcome: .init(status: .saved, httpStatus: 200, bytes: 5120), format: .jpeg, image: image),
+                                    3: .init(outcome: .init(status: .skipped, httpStatus: nil, bytes: 0), format: nil, image: nil)])
+        XCTAssertNil(FinishedShard.rowResults(in: file, rows: 5), "a results file short of the stats file's rows")
+        XCTAssertNil(FinishedShard.rowResults(in: Array((lines[0] + "\n{\"url\":\n").utf8), rows: 2), "a torn line")
+        XCTAssertNil(FinishedShard.rowResults(in: Array(#"{"status":"failed","error":null}"#.utf8), rows: 1), "a failure without its error")
+        XCTAssertNil(FinishedShard.rowResults(in: Array(#"{"status":"lost","error":null}"#.utf8), rows: 1), "a status imgfetch does not write")
     }
 
     func testAShardWithARowThatFailedForWantOfDiskIsNotFinished() throws {
