@@ -16,6 +16,13 @@ the manifest must name that image. Without it, the container's command runs BINA
 mount paths mapped to local directories. Slurm: the script run by bash for
 each task of `#SBATCH --array`, with the SLURM_ARRAY_* variables Slurm sets and imgfetch on PATH.
 A local HTTP server serves the images and counts the requests. Needs PyYAML (in .venv-tests).
+
+Then the failure paths, with BINARY: the Job controller's handling of each index, as the
+manifest's backoffLimitPerIndex and podFailurePolicy say, for a pod stopped mid-run by SIGTERM
+(imgfetch exits 75: retried, and the retry completes the shard), a pod killed by SIGKILL (137:
+retried), and a pod whose list is missing (exit 2: the index fails at once, not retried); and the
+Slurm script's own retry of 75 (a task stopped mid-run tries again and completes) and its exit
+on 2 (no retry).
 """
 import argparse
 import http.server
@@ -26,7 +33,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import signal
 import threading
+import time
 from collections import Counter
 
 import yaml
@@ -40,6 +49,7 @@ class Images(http.server.ThreadingHTTPServer):
 
     def __init__(self, body: bytes):
         self.body, self.requests, self.lock = body, Counter(), threading.Lock()
+        self.delay = 0  # seconds before each answer: a worker to be stopped mid-run is still fetching
         super().__init__(("127.0.0.1", 0), Handler)
 
 
@@ -49,11 +59,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         with self.server.lock:
             self.server.requests[self.path] += 1
+        time.sleep(self.server.delay)
         self.send_response(200)
         self.send_header("Content-Type", "image/jpeg")
         self.send_header("Content-Length", str(len(self.server.body)))
         self.end_headers()
-        self.wfile.write(self.server.body)
+        try:
+            self.wfile.write(self.server.body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # a worker stopped mid-run
 
     def log_message(self, *args):
         pass
@@ -160,6 +174,145 @@ def run_slurm(imgfetch, image, list_path, scratch, server, urls):
     return check("slurm", server, urls, outputs, failures)
 
 
+def failure_action(rules, container, code):
+    """What a podFailurePolicy does with a pod that exited `code`: FailIndex, FailJob, Ignore, or
+    Count (counted against backoffLimitPerIndex), as the Job controller reads the rules in order."""
+    for rule in rules:
+        exits = rule.get("onExitCodes")
+        if not exits or exits.get("containerName", container) != container:
+            continue
+        if (code in exits["values"]) == (exits["operator"] == "In"):
+            return rule["action"]
+    return "Count"
+
+
+def run_index(spec, container, start_pod):
+    """One index of an Indexed Job, as the controller runs it: pods until one succeeds, the policy
+    fails the index, or its failures pass backoffLimitPerIndex. Returns the outcome and exit codes."""
+    limit = spec.get("backoffLimitPerIndex", 0)
+    rules = spec.get("podFailurePolicy", {}).get("rules", [])
+    codes, counted = [], 0
+    while True:
+        code = start_pod(len(codes))
+        codes.append(code)
+        if code == 0:
+            return "Succeeded", codes
+        action = failure_action(rules, container["name"], code)
+        if action in ("FailIndex", "FailJob"):
+            return "Failed", codes
+        counted += action != "Ignore"
+        if counted > limit:
+            return "Failed", codes
+
+
+def stopped(argv, env, server, how, cwd=None, target=None):
+    """Runs argv while the server answers slowly and sends `how` to the imgfetch process (argv's
+    own, or the one whose arguments contain `target`) once it is fetching; the exit code as a
+    container runtime gives it (128 + signal for a signal's end)."""
+    server.delay = 2
+    try:
+        process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd)
+        deadline = time.monotonic() + 20
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = process.pid
+        if target:
+            pid = next((int(p) for p in os.listdir("/proc") if p.isdigit() and target.encode() in
+                        open(f"/proc/{p}/cmdline", "rb").read() and b"imgfetch" in open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0]),
+                       process.pid)
+        os.kill(pid, how)
+        server.delay = 0
+        _, err = process.communicate(timeout=120)
+    finally:
+        server.delay = 0
+    code = process.returncode
+    return (128 - code if code < 0 else code), err
+
+
+def run_kubernetes_failures(imgfetch, list_path, scratch, server, urls):
+    with open(os.path.join(ROOT, "deploy/k8s/indexed-job.yaml")) as f:
+        job = yaml.safe_load(f)
+    spec = job["spec"]
+    container = spec["template"]["spec"]["containers"][0]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    out = os.path.join(scratch, "k8s-failures")
+    os.makedirs(out)
+    nowhere = os.path.join(scratch, "no-list")
+    os.makedirs(nowhere)
+    # Index 0 is stopped (SIGTERM) in its first pod, index 1 killed (SIGKILL), index 2 has no list.
+    faults = {(0, 0): signal.SIGTERM, (1, 0): signal.SIGKILL}
+    expected = {0: ("Succeeded", [75, 0]), 1: ("Succeeded", [137, 0]), 2: ("Failed", [2]), 3: ("Succeeded", [0])}
+    failures, outputs = [], []
+    for index in range(spec["completions"]):
+        env = {e["name"]: e["value"] for e in container.get("env", [])}
+        env["JOB_COMPLETION_INDEX"] = str(index)
+        local = {mounts["list"]: nowhere if index == 2 else os.path.dirname(list_path), mounts["out"]: out}
+
+        def expand(text):
+            text = re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), text)
+            for mount, path in local.items():
+                if text == mount or text.startswith(mount + "/"):
+                    text = path + text[len(mount):]
+            return text
+
+        argv = [expand(a) for a in container["command"] + container.get("args", [])]
+        argv[0] = imgfetch if argv[0] == "imgfetch" else argv[0]
+
+        def start_pod(attempt):
+            if (index, attempt) in faults:
+                server.requests.clear()
+                return stopped(argv, env, server, faults[(index, attempt)])[0]
+            return subprocess.run(argv, env=env, capture_output=True).returncode
+
+        outcome = run_index(spec, container, start_pod)
+        if outcome != expected[index]:
+            failures.append(f"index {index}: {outcome[0]} after exits {outcome[1]}, expected {expected[index][0]} after {expected[index][1]}")
+        outputs.append(os.path.join(out, f"part-{index}"))
+    if os.path.isdir(outputs[2]) and any(name.endswith(".jpg") for name in os.listdir(outputs[2])):
+        failures.append("index 2 wrote files without its list")
+    # The list put back, index 2 runs again (as `kubectl` would after a fix): every URL is saved once.
+    server.requests.clear()
+    env = {e["name"]: e["value"] for e in container.get("env", [])}
+    env["JOB_COMPLETION_INDEX"] = "2"
+    argv = [a.replace("$(JOB_COMPLETION_INDEX)", "2") for a in container["command"] + container.get("args", [])]
+    argv = [os.path.dirname(list_path) + a[len(mounts["list"]):] if a.startswith(mounts["list"] + "/") else
+            out + a[len(mounts["out"]):] if a.startswith(mounts["out"] + "/") else a for a in argv]
+    argv[0] = imgfetch if argv[0] == "imgfetch" else argv[0]
+    if subprocess.run(argv, env=env, capture_output=True).returncode != 0:
+        failures.append("index 2 did not succeed once its list was there")
+    saved = Counter(name for part in outputs if os.path.isdir(part) for name in os.listdir(part) if name.endswith(".jpg"))
+    if len(saved) != len(urls) or any(n != 1 for n in saved.values()):
+        failures.append(f"{sum(saved.values())} files for {len(urls)} URLs after the retries")
+    return [f"kubernetes failures: {f}" for f in failures]
+
+
+def run_slurm_failures(imgfetch, list_path, scratch, server, urls):
+    script = os.path.join(ROOT, "deploy/slurm/fetch.sbatch")
+    out = os.path.join(scratch, "slurm-failures")
+    os.makedirs(out)
+    bin_dir = os.path.join(scratch, "bin-failures")
+    os.makedirs(bin_dir)
+    os.symlink(os.path.abspath(imgfetch), os.path.join(bin_dir, "imgfetch"))
+    failures = []
+
+    def environment(task, listed):
+        return {"PATH": f"{bin_dir}:/usr/bin:/bin", "LIST": listed, "OUT": out, "SLURM_ARRAY_JOB_ID": "2000",
+                "SLURM_JOB_ID": str(2001 + task), "SLURM_ARRAY_TASK_ID": str(task)}
+    # Task 0's imgfetch is stopped mid-run (75): the script tries again, and the task completes.
+    code, err = stopped(["bash", script], environment(0, list_path), server, signal.SIGTERM, cwd=scratch,
+                        target=f"{out}/part-0")
+    if code != 0 or "attempt 1 of task 0 exited 75; trying again" not in err:
+        failures.append(f"task 0, stopped mid-run: exit {code}, stderr {err.strip()[-300:]}")
+    if not any(name.endswith(".jpg") for name in os.listdir(f"{out}/part-0")):
+        failures.append("task 0's retry saved nothing")
+    # Task 1 without its list: a usage error, which the script does not retry.
+    done = subprocess.run(["bash", script], env=environment(1, os.path.join(scratch, "missing.txt")),
+                          capture_output=True, text=True, cwd=scratch)
+    if done.returncode != 2 or "trying again" in done.stderr:
+        failures.append(f"task 1, no list: exit {done.returncode}, stderr {done.stderr.strip()[-300:]}")
+    return [f"slurm failures: {f}" for f in failures]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--imgfetch", required=True)
@@ -184,11 +337,15 @@ def main():
             with open(list_path, "w") as f:
                 f.write("\n".join(urls) + "\n")
             problems += runner(os.path.abspath(args.imgfetch), args.image, list_path, os.path.join(scratch, runner.__name__), server, urls)
+            server.requests.clear()
+            failing = run_kubernetes_failures if runner is run_kubernetes else run_slurm_failures
+            problems += failing(os.path.abspath(args.imgfetch), list_path, os.path.join(scratch, runner.__name__), server, urls)
             server.shutdown()
         for problem in problems:
             print(f"check-deploy: {problem}", file=sys.stderr)
         pods = f" (the pods in {args.image})" if args.image else ""
-        print("check-deploy: " + ("FAILED" if problems else f"ok: {URLS} URLs, each fetched once, under both{pods}"))
+        print("check-deploy: " + ("FAILED" if problems else f"ok: {URLS} URLs, each fetched once, under both{pods}; "
+                                  "75 and a killed pod retried, 2 not"))
         return 1 if problems else 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

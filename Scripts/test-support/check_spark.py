@@ -162,7 +162,10 @@ def check_shards(base, expected_samples):
 
 
 def identity(rows):
-    return sorted((r["input_line"], r["url"], r["key"], tuple(r["paths"]), r["error_message"] or "") for r in rows)
+    """The rows without the columns that record when and how (spark_fetch.RUN_COLUMNS): a
+    function of the input, the same for a re-run and for a run that needed a retry."""
+    return sorted(tuple((name, tuple(value) if isinstance(value, list) else value) for name, value in sorted(r.items())
+                        if name not in spark_fetch.RUN_COLUMNS) for r in rows)
 
 
 def main():
@@ -257,10 +260,15 @@ def checks(spark, nginx, scratch):
     spark_fetch.run(args, spark)
     again = results(spark, args)
     check(nginx.requests() == before, f"{sum((nginx.requests() - before).values())} image requests on the second run")
-    check(identity(again) == identity(rows), "the second run's rows differ from the first's")
-    check(Counter(r["status"] for r in again) == Counter(skipped=1999, failed=6),
+    differ = [(a, b) for a, b in zip(identity(rows), identity(again)) if a != b]
+    check(not differ and len(again) == len(rows), f"the second run's rows differ from the first's: {differ[:1]}")
+    check(Counter(r["this_run"] for r in again) == Counter(skipped=1999, failed=6),
+          f"second run: this_run {dict(Counter(r['this_run'] for r in again))}")
+    check(Counter(r["status"] for r in again) == Counter(saved=1999, failed=6) and all(
+        r["http_status"] == 200 and r["bytes"] > 0 and r["format"] == "jpeg" and r["width"] for r in again if r["status"] == "saved"),
           f"second run statuses {dict(Counter(r['status'] for r in again))}")
-    print("check-spark: 2. second run: 0 image requests, the same 2005 rows")
+    print("check-spark: 2. second run: 0 image requests, the same 2005 rows (status, HTTP status, bytes, format and "
+          "sizes as the first run made them; this_run says skipped)")
 
     # 3. Empty partitions and a partition of only bad lines (bad lines are placed by their row and
     # text, which spark_fetch.partition_of also gives them).
@@ -297,20 +305,28 @@ def checks(spark, nginx, scratch):
     watcher.join(timeout=5)
     check(killed, "no worker was killed mid-shard (it finished first?)")
     rows = results(spark, args)
-    check(len(rows) == 300 and all(r["status"] in ("saved", "skipped") for r in rows),
-          f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
+    # The rows of the shards the killed attempt finished are as it made them, not `skipped`.
+    check(len(rows) == 300 and all(r["status"] == "saved" and r["http_status"] == 200 and r["bytes"] > 0 and r["width"]
+                                   for r in rows), f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
+    check(Counter(r["this_run"] for r in rows)["skipped"] >= killed[1] * 20,
+          f"this_run {dict(Counter(r['this_run'] for r in rows))} after {killed[1]} finished shards of 20")
     check_shards(output, 300)
-    print(f"check-spark: 4. worker {killed[0]} killed after {killed[1]} shards; retried, 300 rows, every tar whole")
+    # The same job on another output, without a kill: the same table.
+    clean = job([f"{scratch}/slow.txt"], f"{scratch}/slow-clean", 2, ["--output-format", "webdataset", "--shard-samples", "20", "-j", "4"])
+    spark_fetch.run(clean, spark)
+    strip = [{**r, "paths": [p.replace(output, clean.output) for p in r["paths"]]} for r in rows]
+    check(identity(results(spark, clean)) == identity(strip), "a run that needed a retry gives other rows than one that did not")
+    print(f"check-spark: 4. worker {killed[0]} killed after {killed[1]} shards; retried, 300 rows, every tar whole, "
+          "the table identical to a run without the kill")
 
     # 5. Two attempts of one partition at once.
     args = job([list_path], f"{scratch}/twice", 4, dataset)
-    partitions, _ = spark_fetch.partition_lines(spark, args, spark_fetch.list_files(spark, args.lists), 4)
-    items = partitions.glom().collect()[1][2:]
-    command = shlex.split(spark_fetch.worker_command(args))
-    header = f"00001\n{IMGFETCH}\n"
+    placed = spark_fetch.placed_lines(spark, args, spark_fetch.list_files(spark, args.lists), 4)
+    items = [line for _, line in placed.glom().collect()[1]]
+    command = spark_fetch.worker_argv(args, IMGFETCH, 1, os.environ.get("TMPDIR", "/tmp"))
     workers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={})
                for _ in range(2)]
-    feeds = [threading.Thread(target=lambda w=w: w.stdin.write((header + "\n".join(items) + "\n").encode()) or w.stdin.close())
+    feeds = [threading.Thread(target=lambda w=w: w.stdin.write(("\n".join(items) + "\n").encode()) or w.stdin.close())
              for w in workers]
     for feed in feeds:
         feed.start()
@@ -373,8 +389,78 @@ def checks(spark, nginx, scratch):
         check(False, "another --partitions than the output's was accepted")
     except SystemExit as stop:
         check("was written with --partitions 4" in str(stop.code), f"{stop.code}")
-    print("check-spark: 7. reserved worker options, usage errors and another N than the output's stop the job "
-          "before it starts")
+    # The worker binary: missing (given, or not on PATH) is refused before Spark starts; a command name is found on PATH.
+    bin_dir = f"{scratch}/bin"
+    os.makedirs(bin_dir, exist_ok=True)
+    os.symlink(IMGFETCH, f"{bin_dir}/imgfetch")
+    saved_path = os.environ.get("PATH", "")
+    try:
+        for given, path, wanted in (("/nonexistent/imgfetch", saved_path, "no such command"),
+                                    (None, "/usr/bin:/bin", "no imgfetch on PATH"), ("imgfetch", "/usr/bin:/bin", "no such command on PATH")):
+            os.environ["PATH"] = path
+            argv = [list_path, "-o", f"{scratch}/nobin"] + (["--imgfetch", given] if given else [])
+            try:
+                spark_fetch.parse_args(argv)
+                check(False, f"{argv}: accepted without a worker binary")
+            except SystemExit as stop:
+                check(stop.code == 2, f"{argv}: exit {stop.code}")
+        os.environ["PATH"] = f"{bin_dir}:/usr/bin:/bin"
+        check(spark_fetch.parse_args([list_path, "-o", f"{scratch}/nobin", "--imgfetch", "imgfetch"]).imgfetch == f"{bin_dir}/imgfetch",
+              "--imgfetch imgfetch is not found on PATH")
+        check(spark_fetch.parse_args([list_path, "-o", f"{scratch}/nobin"]).imgfetch == f"{bin_dir}/imgfetch",
+              "imgfetch on PATH is not the default")
+    finally:
+        os.environ["PATH"] = saved_path
+    check(not os.path.exists(f"{scratch}/nobin"), "a job without a worker binary started")
+    print("check-spark: 7. reserved worker options, usage errors, another N than the output's and a missing worker "
+          "binary stop the job before it starts; --imgfetch imgfetch is found on PATH")
+
+    # 7b. A partition that fails every attempt: one line says which and why, no staging is left,
+    # and the record of N goes when nothing was written.
+    failing = f"{scratch}/failing"
+    os.makedirs(failing)
+    args = job([f"{scratch}/small.txt"], failing, 2, dataset)
+    open(f"{failing}/part-00001", "w").close()  # a file where partition 1's directory goes
+    captured = f"{scratch}/failing.err"
+    saved_stderr = os.dup(2)
+    with open(captured, "w") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            spark_fetch.run(args, spark)
+            check(False, "a job whose partition always fails succeeded")
+        except SystemExit as stop:
+            code = stop.code
+        finally:
+            os.dup2(saved_stderr, 2)
+            os.close(saved_stderr)
+    said = open(captured).read().strip().splitlines()
+    check(code == 1 and said and said[-1].startswith("spark-fetch: the job failed, after Spark's retries: partition 1: "
+                                                      "imgfetch exited 2: imgfetch: output directory")
+          and "is not a directory" in said[-1], f"exit {code}, last line {said[-1:]}")
+    leftovers = [n for n in os.listdir(failing) if ".tmp-" in n or ".rows-tmp-" in n]
+    check(not leftovers and not os.path.exists(f"{failing}/results.parquet"), f"left behind: {leftovers}")
+    check(os.path.exists(f"{failing}/{spark_fetch.JOB_RECORD}") == bool(spark_fetch.glob_parts(failing)),
+          "the record of N does not follow what was written")
+    # A job that died (its PID gone) left staging directories: the next run removes them.
+    os.makedirs(f"{failing}/results.parquet.rows-tmp-999999999")
+    os.remove(f"{failing}/part-00001")
+    spark_fetch.run(args, spark)
+    check(not [n for n in os.listdir(failing) if "tmp-" in n], f"stale staging kept: {os.listdir(failing)}")
+    print(f"check-spark: 7b. a partition failing every attempt: exit 1, one line naming it and the worker's own "
+          f"error ({len(said)} lines on stderr); no staging left, a dead job's removed by the next run")
+
+    # 7c. A worker that reports fewer items than it was given fails its task.
+    short = f"{scratch}/short-worker"
+    with open(short, "w") as out:
+        out.write("#!/bin/sh\nhead -n 1 >/dev/null\necho 'imgfetch: gave up early' >&2\nexit 0\n")
+    os.chmod(short, 0o755)
+    try:
+        list(spark_fetch.run_worker([short], {}, 3, iter([((3, 0, 0, 0), "http://a/1.jpg"), ((3, 0, 0, 1), "http://a/2.jpg")]), True))
+        check(False, "a worker that reported no item passed")
+    except RuntimeError as error:
+        check(str(error) == "spark-fetch: partition 3: imgfetch reported 0 of its 2 items and exited 0: imgfetch: gave up early",
+              f"{error}")
+    print("check-spark: 7c. a worker that reports fewer items than it was given fails its task")
 
     check_object_store(spark, nginx, scratch)
 
@@ -430,7 +516,7 @@ def check_object_store(spark, nginx, scratch):
         spark_fetch.run(args, spark)
         again = results(spark, args)
         check(nginx.requests() == before, f"{sum((nginx.requests() - before).values())} image requests on the second run")
-        check(identity(again) == identity(rows) and Counter(r["status"] for r in again) == Counter(skipped=200),
+        check(identity(again) == identity(rows) and Counter(r["this_run"] for r in again) == Counter(skipped=200),
               "the second run's rows differ from the first's")
         shutil.rmtree(work, ignore_errors=True)
     finally:
@@ -470,10 +556,13 @@ def check_without_toolchain(nginx, scratch, toolchain, toolchain_bound):
         check(len(rows) == 200 and all(r["status"] == "saved" for r in rows),
               f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
         check_shards(args.output, 200)
+        work = spark_fetch.local_cluster_work(spark)
+        check(work and os.path.isdir(work), f"no local-cluster work directory at {work}")
     finally:
-        spark.stop()
+        spark_fetch.stop(spark)
+    check(not os.path.exists(work), f"{work}: the local-cluster work directory is left")
     print(f"check-spark: 9. on local-cluster with {toolchain} hidden from the executors: 200 rows saved by the "
-          "packaged binary, tars whole" + ("; a toolchain-bound binary refused before Spark starts" if toolchain_bound else ""))
+          "packaged binary, tars whole, its work directory removed" + ("; a toolchain-bound binary refused before Spark starts" if toolchain_bound else ""))
 
 
 def kill_mid_shard(part, killed):

@@ -5,6 +5,7 @@ import XCTest
 /// (`Scripts/test-support/check_deploy.py`): every URL of the shared list fetched exactly once across the
 /// shards. The Kubernetes pods run in the image `Scripts/package --image` built, the Slurm tasks
 /// the packaged binary, where the Swift toolchain cannot be seen (`Scripts/test-support/without-toolchain`).
+/// Then the failure paths: 75 and a killed pod retried, 2 not.
 final class DeployManifestTests: XCTestCase {
     func testTheManifestsWorkersCoverTheListExactlyOnce() throws {
         let packaged = try PackagedArtifacts()
@@ -19,5 +20,6 @@ final class DeployManifestTests: XCTestCase {
                                          executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"))
         XCTAssertEqual(run.exitCode, 0, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("each fetched once, under both" + (podmanRuns ? " (the pods in \(image))" : "")), run.stdout)
+        XCTAssertTrue(run.stdout.contains("75 and a killed pod retried, 2 not"), run.stdout)
     }
 }

@@ -14,15 +14,19 @@ The flow, one direction (docs/CLUSTER.md has the reasons):
      of the SHA-256 of libcurl's normalized URL, or of the lowercased host with --shard-by host,
      big-endian, modulo N). Within a partition items are sorted by their place, so a re-run gives
      every worker the same lines in the same order (the same shards, the same sample keys).
-  3. Each partition is piped through one imgfetch worker: RDD.pipe(checkCode=True). Partition K
-     writes OUTPUT/part-K; its cache index lives on the executor's local disk,
-     ${TMPDIR:-/tmp}/spark-fetch-work/HASH/part-K, never on a shared file system (with OUTPUT
-     s3://BUCKET/PREFIX, the files are made there too, then uploaded). The worker runs with --failures-are-data: failed items are data
-     (exit 0); exit 75 (a full disk, an unwritable output, a signal) fails the task, which Spark
-     retries.
+  3. Each partition is piped through one imgfetch worker, which the task starts, feeds and
+     watches (`run_worker`). Partition K writes OUTPUT/part-K; its cache index lives on the
+     executor's local disk, ${TMPDIR:-/tmp}/spark-fetch-work/HASH/part-K, never on a shared file
+     system (with OUTPUT s3://BUCKET/PREFIX, the files are made there too, then uploaded). The
+     worker runs with --failures-are-data: failed items are data (exit 0); any other exit (75: a
+     full disk, an unwritable output, a signal), or fewer result lines than items, fails the
+     task with one line naming the partition and the worker's last stderr line, and Spark retries it.
   4. The workers' result lines are matched to their input lines by the line number each result
      carries (line n of a worker's stdin is the partition's n-th line), written as Parquet with
-     the list file and line of every item, and the driver prints a summary read back from it.
+     the list file and line of every item, and the driver prints a summary read back from it. An
+     item whose output an earlier attempt or run made has that run's status, HTTP status and size
+     (the result line's `made`), so the table does not depend on history; `this_run` says what
+     this run did.
 """
 import argparse
 import ctypes
@@ -61,8 +65,11 @@ RESULT_COLUMNS = [
     ("partition", "int"), ("input_file", "string"), ("input_line", "bigint"), ("url", "string"),
     ("status", "string"), ("error_class", "string"), ("error_message", "string"), ("http_status", "int"),
     ("bytes", "bigint"), ("format", "string"), ("width", "int"), ("height", "int"), ("key", "string"),
-    ("paths", "array<string>"), ("result", "string"),
+    ("paths", "array<string>"), ("this_run", "string"), ("result", "string"),
 ]
+# The columns that record when and how (they differ between a run and its re-run); the others are
+# a function of the input.
+RUN_COLUMNS = ("this_run", "result")
 
 
 class CurlURL:
@@ -368,17 +375,16 @@ def worker_options(args):
     return options
 
 
-def worker_command(args):
-    """The pipe's command. RDD.pipe runs one command for every partition, so a partition's first
-    two lines tell the shell its number and where Spark put the binary; the rest is its list.
-    WebDataset shards and keys start with `part-K-`: every partition numbers its shards from 0."""
-    prefix = ' --shard-prefix "part-$part-"' if webdataset(args) else ""
-    # Each partition's cache index (and, for an object store, its files in the making) lives on
-    # the executor's local disk, in a directory that a retry on the same host finds again: SQLite
-    # cannot keep its index on a shared file system.
-    work = f' --work-dir "${{TMPDIR:-/tmp}}/spark-fetch-work/{work_name(args)}/part-$part"'
-    script = 'IFS= read -r part && IFS= read -r bin && exec "$bin" - "$@" -o "$0/part-$part"' + prefix + work
-    return shlex.join(["/bin/sh", "-c", script, args.output] + worker_options(args))
+def worker_argv(args, binary, part, temp="/tmp"):
+    """The worker of partition `part`: imgfetch reading its list from stdin and writing
+    OUTPUT/part-K. WebDataset shards and keys start with `part-K-`: every partition numbers its
+    shards from 0. Its cache index (and, for an object store, its files in the making) lives on
+    the executor's local disk, in a directory that a retry on the same host finds again: SQLite
+    cannot keep its index on a shared file system."""
+    name = f"part-{part:05d}"
+    work = os.path.join(temp, "spark-fetch-work", work_name(args), name)
+    prefix = ["--shard-prefix", f"{name}-"] if webdataset(args) else []
+    return [binary, "-"] + worker_options(args) + ["-o", f"{args.output}/{name}"] + prefix + ["--work-dir", work]
 
 
 def work_name(args):
@@ -495,7 +501,29 @@ def session(args):
     for setting in args.conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    spark = builder.getOrCreate()
+    # A task that fails is retried, and the job's own last line says why it failed for good:
+    # Spark's warnings of each failed attempt (a traceback each) would bury it.
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def local_cluster_work(spark):
+    """Where a local-cluster master's workers keep this application's files (a copy of the
+    shipped binary per executor): SPARK_HOME/work/APP-ID, in pyspark's own directory, which Spark
+    does not let a local-cluster move. None for any other master."""
+    if not spark.sparkContext.master.startswith("local-cluster"):
+        return None
+    from pyspark.find_spark_home import _find_spark_home
+    return os.path.join(_find_spark_home(), "work", spark.sparkContext.applicationId)
+
+
+def stop(spark):
+    """Stops the session, and removes its local-cluster work directory (7 MB a run otherwise)."""
+    work = local_cluster_work(spark)
+    spark.stop()
+    if work:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _escaped(path):
@@ -503,79 +531,130 @@ def _escaped(path):
     return re.sub(r"([\\*?\[\]{}])", r"\\\1", path)
 
 
-def partition_lines(spark, args, files, count):
-    """The RDD that is piped (partition K holds its number, the binary's path on the executor, then
-    its lines), and `places`, where the task that pipes partition K keeps the place of each line
-    it writes (for `matched_results`)."""
+def partition_rows(spark, args, files, count):
+    """The RDD of result rows: each partition's lines go through its worker (`run_worker`)."""
     sc = spark.sparkContext
     if __name__ != "__main__":
         # Imported (by a test, or another job): the workers need the module the functions are in.
         sc.addPyFile(os.path.abspath(__file__))
     sc.addFile(args.imgfetch)
     binary_name = os.path.basename(args.imgfetch)
-    ordered = placed_lines(spark, args, files, count)
-    places = {}
+    environment = worker_environment(args)
+    temp = environment.get("TMPDIR") or "/tmp"  # the workers' TMPDIR: the driver's, as they get it
+    text = args.input_format == "txt"
 
-    def with_header(index, items):
-        from array import array
+    def work(index, items):
         from pyspark import SparkFiles
-        # Set here, before the pipe's feeder thread starts on the generator: the task's main
-        # thread may ask for the worker's first result line before the feeder has run at all.
-        kept = places[index] = (array("q"), array("q"), array("q"))
-        binary = SparkFiles.get(binary_name)
+        return run_worker(worker_argv(args, SparkFiles.get(binary_name), index, temp), environment, index, items, text)
 
-        def lines():
-            yield f"{index:05d}"
-            yield binary
-            for (_, ordinal, split, offset), line in items:
-                kept[0].append(ordinal)
-                kept[1].append(split)
-                kept[2].append(offset)
-                yield line
-        return lines()
-
-    return ordered.mapPartitionsWithIndex(with_header, preservesPartitioning=True), places
+    return placed_lines(spark, args, files, count).mapPartitionsWithIndex(work)
 
 
-def matched_results(places):
-    """The function that turns partition K's result lines into rows: ("result", partition, ordinal,
-    split, offset, the result's fields…, the line) for each result line, with the place of the line
-    it reports (its `line`, the n-th line the worker read, which with_header kept in the same
-    task); then ("split", partition, ordinal, split, last offset, None…) for each input split the
-    partition had lines of (for the splits' lengths)."""
+def expects_result(line, text):
+    """Whether imgfetch reports the line: not a blank line, nor a text list's comment."""
+    stripped = line.strip(" \t\r")
+    return bool(stripped) and not (text and stripped.startswith("#"))
+
+
+def run_worker(argv, environment, index, items, text):
+    """Runs partition `index`'s worker on its lines (`items`: (place, line), in order) and yields
+    its rows: ("result", partition, ordinal, split, offset, the result's fields…, the line) for
+    each result line, with the place of the line it reports (its `line`, the n-th line the worker
+    read); then ("split", partition, ordinal, split, last offset, None…) for each input split the
+    partition had lines of (for the splits' lengths). A worker that exits other than 0, or reports
+    fewer items than it was given, fails the task with one line naming the partition and the
+    worker's last stderr line (Spark retries it)."""
+    import collections
     import json
+    import threading
+    from array import array
 
-    def rows(index, results):
-        kept = places.get(index)
-        if kept is None:
-            raise RuntimeError("spark-fetch: the places of the partition's lines are not in this task")
-        ordinals, splits, offsets = kept
-        for text in results:
-            result = json.loads(text)
-            where = result.get("line") or {}
-            if where.get("file") != "<stdin>":
-                raise RuntimeError(f"spark-fetch: a worker read a list besides its partition ({where.get('file')}): "
-                                   "give lists to spark-fetch, not after `--`")
-            n = where.get("line", 0) - 1
-            if not 0 <= n < len(offsets):
-                raise RuntimeError(f"spark-fetch: a worker's result names no line it was given: {text[:300]}")
-            error = result.get("error") or {}
-            yield ("result", index, ordinals[n], splits[n], offsets[n], result.get("url"), result.get("status"),
-                   error.get("class"), error.get("message"), result.get("http_status"), result.get("bytes"),
-                   result.get("format"), result.get("width"), result.get("height"), result.get("key"),
-                   result.get("paths") or [], text)
-        last = {}
-        for ordinal, split, offset in zip(ordinals, splits, offsets):
-            last[(ordinal, split)] = offset
-        for (ordinal, split), offset in last.items():
-            yield ("split", index, ordinal, split, offset) + (None,) * 12
-        del places[index]
-    return rows
+    ordinals, splits, offsets = array("q"), array("q"), array("q")
+    expected = [0]
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=environment)
+    fed = []
+
+    def feed():
+        try:
+            for (_, ordinal, split, offset), line in items:
+                ordinals.append(ordinal)
+                splits.append(split)
+                offsets.append(offset)
+                expected[0] += expects_result(line, text)
+                process.stdin.write(line.encode("utf-8", "surrogateescape") + b"\n")
+            fed.append(True)
+        except BrokenPipeError:
+            pass  # the worker ended early: its exit says why
+        except BaseException as error:  # reading the partition failed: the task fails with it
+            fed.append(error)
+        finally:
+            try:
+                process.stdin.close()
+            except BrokenPipeError:
+                pass
+
+    last = collections.deque(maxlen=20)
+
+    def drain():
+        for raw in process.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            last.append(line)
+            print(line, file=sys.stderr)  # the executor's log keeps all of it
+
+    feeder, reader = threading.Thread(target=feed, daemon=True), threading.Thread(target=drain, daemon=True)
+    feeder.start()
+    reader.start()
+    reported = 0
+    failure = None
+    for raw in process.stdout:
+        text_line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+        result = json.loads(text_line)
+        where = result.get("line") or {}
+        if where.get("file") != "<stdin>":
+            failure = (f"a worker read a list besides its partition ({where.get('file')}): "
+                       "give lists to spark-fetch, not after `--`")
+            break
+        n = where.get("line", 0) - 1
+        if not 0 <= n < len(offsets):
+            failure = f"a worker's result names no line it was given: {text_line[:300]}"
+            break
+        reported += 1
+        error = result.get("error") or {}
+        made = result.get("made")
+        # What made the item's output: this run, or (`made`) the earlier attempt or run.
+        status, http_status, size = ((made.get("status"), made.get("http_status"), made.get("bytes")) if made else
+                                     (result.get("status"), result.get("http_status"), result.get("bytes")))
+        yield ("result", index, ordinals[n], splits[n], offsets[n], result.get("url"), status,
+               error.get("class"), error.get("message"), http_status, size, result.get("format"),
+               result.get("width"), result.get("height"), result.get("key"), result.get("paths") or [],
+               result.get("status"), text_line)
+    if failure:
+        process.kill()
+    code = process.wait()
+    feeder.join()
+    reader.join()
+    if fed and fed[0] is not True:
+        raise fed[0]
+    said = next((line for line in reversed(last) if line.strip()), "nothing on stderr")
+    if failure:
+        raise RuntimeError(f"spark-fetch: partition {index}: {failure}")
+    if code != 0:
+        how = f"killed by signal {-code}" if code < 0 else f"exited {code}"
+        raise RuntimeError(f"spark-fetch: partition {index}: imgfetch {how}: {said}")
+    if reported < expected[0]:
+        raise RuntimeError(f"spark-fetch: partition {index}: imgfetch reported {reported} of its {expected[0]} items "
+                           f"and exited 0: {said}")
+    last_offsets = {}
+    for ordinal, split, offset in zip(ordinals, splits, offsets):
+        last_offsets[(ordinal, split)] = offset
+    for (ordinal, split), offset in last_offsets.items():
+        yield ("split", index, ordinal, split, offset) + (None,) * 13
 
 
 MATCHED_SCHEMA = ("kind string, partition int, ordinal int, split int, offset bigint, url string, status string, "
                   "error_class string, error_message string, http_status int, bytes bigint, format string, width int, "
-                  "height int, key string, paths array<string>, result string")
+                  "height int, key string, paths array<string>, this_run string, result string")
 
 
 def run(args, spark=None):
@@ -587,18 +666,27 @@ def run(args, spark=None):
     own = spark is None
     spark = spark or session(args)
     ready = time.monotonic()
+    remove_stale_staging(spark, args.results)
+    # One job runs the workers and writes what they said; everything after reads that. (A cached
+    # DataFrame used twice was scanned by two concurrent stages, each of which could start a
+    # partition's worker.) Then the results are written beside the old ones and renamed over
+    # them: a job that fails keeps the last ones, and leaves neither staging directory.
+    matched = args.results.rstrip("/") + f".rows-tmp-{os.getpid()}"
+    staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
+    record = None
     try:
         files = list_files(spark, args.lists)
-        count = partition_count(spark, args)
-        lines, places = partition_lines(spark, args, files, count)
-        piped = lines.pipe(worker_command(args), env=worker_environment(args), checkCode=True)
-        rows = spark.createDataFrame(piped.mapPartitionsWithIndex(matched_results(places)), MATCHED_SCHEMA,
-                                     verifySchema=False)
-        # One job runs the workers and writes what they said; everything after reads that. (A
-        # cached DataFrame used twice was scanned by two concurrent stages, each of which could
-        # start a partition's worker.)
-        matched = args.results.rstrip("/") + f".rows-tmp-{os.getpid()}"
-        rows.write.mode("overwrite").parquet(matched)
+        count, record = partition_count(spark, args)
+        rows = spark.createDataFrame(partition_rows(spark, args, files, count), MATCHED_SCHEMA, verifySchema=False)
+        try:
+            rows.write.mode("overwrite").parquet(matched)
+        except Exception as error:  # a task failed for good (Py4JJavaError): say which, in one line
+            verdict = re.findall(r"spark-fetch: (partition \d+: [^\n]*)", str(error))
+            cause = verdict[-1] if verdict else (str(error).strip().splitlines() or ["unknown"])[0][:500]
+            print(f"spark-fetch: the job failed, after Spark's retries: {cause}", file=sys.stderr)
+            if record and not args.store and not glob_parts(args.output):
+                os.remove(record)  # nothing was written: the next run may choose another N
+            raise SystemExit(1)
         rows = spark.read.parquet(_escaped(matched))
         # A line's number in its file: the lengths of the file's earlier splits, plus its offset.
         splits = rows.where("kind = 'split'").groupBy("ordinal", "split").agg(F.max("offset").alias("last")) \
@@ -611,15 +699,38 @@ def run(args, spark=None):
             .join(F.broadcast(names), ["ordinal"]) \
             .withColumn("input_line", F.col("start") + F.col("offset") + 1) \
             .select(*columns)
-        # Written beside the old results and renamed over them: a job that fails keeps the last ones.
-        staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
         joined.write.mode("overwrite").parquet(staging)  # written paths are not globs; read ones are
         replace(spark, staging, args.results)
-        remove(spark, matched)
         return summary(spark, args, ready - started, time.monotonic() - ready)
     finally:
+        for path in (matched, staging):
+            try:
+                remove(spark, path)
+            except Exception:  # the session is gone: remove_stale_staging tidies next time
+                pass
         if own:
-            spark.stop()
+            stop(spark)
+
+
+def glob_parts(output):
+    """OUTPUT's part-K directories (local or shared file system)."""
+    return [name for name in os.listdir(output) if name.startswith("part-")] if os.path.isdir(output) else []
+
+
+def remove_stale_staging(spark, results):
+    """Removes the staging directories (RESULTS.rows-tmp-PID, RESULTS.tmp-PID) that a job which
+    died left beside the results: those of a PID that is no longer running here."""
+    jvm = spark._jvm
+    base = jvm.org.apache.hadoop.fs.Path(results.rstrip("/"))
+    fs = base.getFileSystem(spark._jsc.hadoopConfiguration())
+    parent = base.getParent()
+    if parent is None or not fs.exists(parent):
+        return
+    name = base.getName()
+    for status in fs.listStatus(parent):
+        match = re.fullmatch(re.escape(name) + r"\.(?:rows-)?tmp-(\d+)", status.getPath().getName())
+        if match and not os.path.exists(f"/proc/{match.group(1)}"):
+            fs.delete(status.getPath(), True)
 
 
 JOB_RECORD = "_spark-fetch.json"
@@ -627,9 +738,9 @@ JOB_RECORD = "_spark-fetch.json"
 
 def partition_count(spark, args):
     """N: --partitions, or the N that OUTPUT was written with (OUTPUT/_spark-fetch.json; for an
-    s3:// OUTPUT, RESULTS_spark-fetch.json beside the results), or Spark's parallelism. Another N
-    than the recorded one would put items in other part-K directories than before: their earlier
-    files would stay beside new copies."""
+    s3:// OUTPUT, RESULTS_spark-fetch.json beside the results), or Spark's parallelism; and the
+    record's path when this run wrote it. Another N than the recorded one would put items in other
+    part-K directories than before: their earlier files would stay beside new copies."""
     import json
     if args.store:
         record = args.results.rstrip("/") + JOB_RECORD
@@ -649,13 +760,14 @@ def partition_count(spark, args):
     if recorded and count != recorded:
         raise SystemExit(f"spark-fetch: {args.output} was written with --partitions {recorded}; give --partitions "
                          f"{recorded}, or another -o")
-    if not recorded:
-        if not args.store:
-            os.makedirs(args.output, exist_ok=True)
-        with open(record + ".tmp", "w") as f:
-            json.dump({"partitions": count, "shard_by": args.shard_by, "output": args.output}, f)
-        os.replace(record + ".tmp", record)
-    return count
+    if recorded:
+        return count, None
+    if not args.store:
+        os.makedirs(args.output, exist_ok=True)
+    with open(record + ".tmp", "w") as f:
+        json.dump({"partitions": count, "shard_by": args.shard_by, "output": args.output}, f)
+    os.replace(record + ".tmp", record)
+    return count, record
 
 
 def remove(spark, path):
@@ -685,7 +797,10 @@ def summary(spark, args, startup, seconds):
     parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("saved", "fresh", "skipped", "failed", "cancelled")
                       if counts.get(s, 0) or s in ("saved", "failed"))
     fetched = results.agg(F.sum("bytes")).first()[0] or 0
-    print(f"spark-fetch: {total} items: {parts}; {fetched} B; Spark start-up {startup:.1f} s, job {seconds:.1f} s; "
+    # Rows whose output an earlier attempt or run made keep that run's status; this run skipped them.
+    earlier = results.where("this_run = 'skipped' AND status <> 'skipped'").count()
+    made = f" ({earlier} made by an earlier attempt or run)" if earlier else ""
+    print(f"spark-fetch: {total} items: {parts}{made}; {fetched} B; Spark start-up {startup:.1f} s, job {seconds:.1f} s; "
           f"results in {args.results}", file=sys.stderr)
     return 0
 
