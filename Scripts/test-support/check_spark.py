@@ -556,13 +556,18 @@ def check_without_toolchain(nginx, scratch, toolchain, toolchain_bound):
         check(len(rows) == 200 and all(r["status"] == "saved" for r in rows),
               f"{len(rows)} rows, statuses {dict(Counter(r['status'] for r in rows))}")
         check_shards(args.output, 200)
+        # A re-run on the cluster: the same table, every row skipped by this run.
+        spark_fetch.run(args, spark)
+        again = results(spark, args)
+        check(identity(again) == identity(rows) and Counter(r["this_run"] for r in again) == Counter(skipped=200),
+              f"the re-run on local-cluster gives other rows: this_run {dict(Counter(r['this_run'] for r in again))}")
         work = spark_fetch.local_cluster_work(spark)
         check(work and os.path.isdir(work), f"no local-cluster work directory at {work}")
     finally:
         spark_fetch.stop(spark)
     check(not os.path.exists(work), f"{work}: the local-cluster work directory is left")
     print(f"check-spark: 9. on local-cluster with {toolchain} hidden from the executors: 200 rows saved by the "
-          "packaged binary, tars whole, its work directory removed" + ("; a toolchain-bound binary refused before Spark starts" if toolchain_bound else ""))
+          "packaged binary, tars whole, a re-run's table the same, its work directory removed" + ("; a toolchain-bound binary refused before Spark starts" if toolchain_bound else ""))
 
 
 def kill_mid_shard(part, killed):

@@ -173,6 +173,30 @@ final class ObjectStorageTests: EndToEndTestCase {
         XCTAssertEqual(try jsonLines(run.stdout).count, many.count)
     }
 
+    func testAStoreThatDiesMidRunEndsTheRunWithinThirtySeconds() throws {
+        // Uploads go slowly (each PUT waits half a second at the proxy), and the store is killed
+        // once three are in: every later request finds no store.
+        let many = try server.addSamples(count: 20, seed: 41)
+        let list = try scratch.write("many.txt", many.map { server.url("/files/" + $0) }.joined(separator: "\n") + "\n")
+        try store.delayRequests(method: "PUT", suffix: "g", delay: 0.5)
+        let environment = store.environment.map { "\($0.key)=\($0.value)" }
+        let running = try RunningImgFetch(["-i"] + environment + [ImgFetchRunner.binary.path, list, "-o", "s3://pics/dies",
+                                                                 "--work-dir", workDirectory, "--jsonl", "-j", "4"],
+                                          executable: URL(fileURLWithPath: "/usr/bin/env"))
+        XCTAssertTrue(try eventually(timeout: 30) { try store.requests().filter { $0.method == "PUT" && $0.status == 200 }.count >= 3 })
+        store.kill()
+        let died = Date()
+        let run = try running.wait(timeout: 90)
+        let took = Date().timeIntervalSince(died)
+        XCTAssertLessThan(took, 30, "the run went on for \(took) s after the store died")
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("stopping: the store failed 5 requests in a row"), run.stderr)
+        let lines = try jsonLines(run.stdout)
+        XCTAssertEqual(lines.count, many.count, "every item has its result line")
+        XCTAssertGreaterThanOrEqual(lines.filter { $0["status"] as? String == "saved" }.count, 3)
+        print("a store killed mid-run: the run ended \(String(format: "%.1f", took)) s later")
+    }
+
     func testAStoreThatSlowedDownAndCameBackTakesTheLaterUploads() throws {
         // Two rounds of 503 SlowDown for the four PUTs: two slow-downs in a row, which the image
         // hosts' breaker takes as "give up" with --host-failures 2. The store's host has no breaker

@@ -218,6 +218,12 @@ final class S3TestStore {
         return run
     }
 
+    /// Kills the store (moto and its proxy, one process) with SIGKILL: a store that dies mid-run.
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     func stop() {
         if process.isRunning {
             try? stdin.fileHandleForWriting.close()
