@@ -85,7 +85,7 @@ final class WorkerModeTests: EndToEndTestCase {
         let path = scratch.file("latin1.txt").path
         try list.write(to: URL(fileURLWithPath: path))
         for format in ["", "--jsonl"] {
-            // `env -i`: no HOME, no PATH, no TERM, no locale, as Spark's RDD.pipe starts a command.
+            // `env -i`: no HOME, no PATH, no TERM, no locale, as spark-fetch starts a worker.
             // Python decodes stdout strictly: any byte that is not UTF-8 fails it.
             let script = "env -i '\(ImgFetchRunner.binary.path)' '\(path)' -o '\(outputDirectory)' --failures-are-data --overwrite \(format) "
                 + "| python3 -c 'import sys; data = sys.stdin.buffer.read(); data.decode(\"utf-8\"); print(len(data.splitlines()))'; "

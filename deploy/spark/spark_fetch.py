@@ -53,7 +53,7 @@ RESERVED = {
     "--shard-prefix": "spark-fetch (part-K-)", "--work-dir": "spark-fetch (the executor's local disk)", "--help": "nothing", "--version": "nothing", "--man": "nothing", "--completions": "nothing",
 }
 
-# What the workers may inherit from the driver's environment (RDD.pipe gives them none otherwise).
+# What the workers may inherit from the driver's environment (they get nothing else).
 PASSED_ENVIRONMENT = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
                       "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "TMPDIR")
 # ... and, with -o s3://…, the object store's credentials, region and endpoint.

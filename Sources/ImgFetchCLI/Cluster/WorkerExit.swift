@@ -2,7 +2,7 @@ import Glibc
 import ImgFetchCore
 
 /// `--failures-are-data`: the exit codes and the stdin discipline of a worker that a cluster
-/// engine (Spark's `RDD.pipe`, a Kubernetes Job, a Slurm array) runs and retries.
+/// engine (a Spark task, a Kubernetes Job, a Slurm array) runs and retries.
 ///
 /// - 0: every item has its result line, failed ones included: failures are data, not a reason to
 ///   run the task again.
