@@ -217,9 +217,8 @@ def stopped(argv, env, server, how, cwd=None, target=None):
             time.sleep(0.05)
         pid = process.pid
         if target:
-            pid = next((int(p) for p in os.listdir("/proc") if p.isdigit() and target.encode() in
-                        open(f"/proc/{p}/cmdline", "rb").read() and b"imgfetch" in open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0]),
-                       process.pid)
+            pid = next((int(p) for p, line in ((p, _cmdline(p)) for p in os.listdir("/proc") if p.isdigit())
+                        if target.encode() in line and b"imgfetch" in line.split(b"\0")[0]), process.pid)
         os.kill(pid, how)
         server.delay = 0
         _, err = process.communicate(timeout=120)
@@ -227,6 +226,14 @@ def stopped(argv, env, server, how, cwd=None, target=None):
         server.delay = 0
     code = process.returncode
     return (128 - code if code < 0 else code), err
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:  # gone meanwhile
+        return b""
 
 
 def run_kubernetes_failures(imgfetch, list_path, scratch, server, urls):

@@ -590,8 +590,8 @@ final class ObjectStorageTests: EndToEndTestCase {
                        "the journal forgets uploads that are over")
 
         // The other program's upload is counted, as more than a day old (moto dates every upload 2010).
-        XCTAssertTrue(rerun.stderr.contains("s3://pics/killed has 1 incomplete multipart upload more than a day old that this work "
-            + "directory did not start"), rerun.stderr)
+        XCTAssertTrue(rerun.stderr.contains("s3://pics/killed has 1 incomplete multipart upload more than a day old that was "
+            + "not started from this work directory"), rerun.stderr)
 
         // Nothing left to abort: the next run aborts nothing.
         let third = try run(table, ["-o", "s3://pics/killed", "--input-format", "csv", "--output-format", "webdataset", "--shard-samples", "4"],

@@ -165,6 +165,13 @@ final class WebDatasetTests: EndToEndTestCase {
             XCTAssertEqual(again["bytes"] as? Int, 0, "nothing was transferred in this run")
         }
         XCTAssertTrue(firstResults.allSatisfy { $0["made"] is NSNull })
+        // A failed row keeps what its body was (a cut-off image's bytes, say), as the first run reported it.
+        for (again, made) in zip(results, firstResults) where made["status"] as? String == "failed" {
+            for field in ["http_status", "bytes", "format", "width", "height"] {
+                XCTAssertEqual("\(again[field] ?? "none")", "\(made[field] ?? "none")", field)
+            }
+        }
+        XCTAssertTrue(firstResults.contains { $0["status"] as? String == "failed" && ($0["bytes"] as? Int ?? 0) > 0 }, "a failure with a body")
 
         // One row changed: only its shard is fetched again.
         var rows = try String(contentsOfFile: table, encoding: .utf8).components(separatedBy: "\r\n")

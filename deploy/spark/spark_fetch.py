@@ -565,14 +565,15 @@ def run_worker(argv, environment, index, items, text):
     fewer items than it was given, fails the task with one line naming the partition and the
     worker's last stderr line (Spark retries it)."""
     import collections
-    import json
     import threading
     from array import array
 
     ordinals, splits, offsets = array("q"), array("q"), array("q")
     expected = [0]
+    # The worker dies with the Python process that runs the task (a task Spark kills, a lost
+    # executor): an orphaned worker would go on writing the partition's output beside the retry.
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=environment)
+                               env=environment, preexec_fn=_die_with_parent)
     fed = []
 
     def feed():
@@ -605,11 +606,38 @@ def run_worker(argv, environment, index, items, text):
     feeder, reader = threading.Thread(target=feed, daemon=True), threading.Thread(target=drain, daemon=True)
     feeder.start()
     reader.start()
+    try:
+        yield from _worker_rows(process, index, ordinals, splits, offsets, expected, fed, last, feeder, reader)
+    finally:
+        # Also when Spark stops reading (the task is killed, a later stage failed): no worker is left.
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _die_with_parent():
+    """In the worker's child process, before exec: SIGKILL when the parent (the task's Python) dies."""
+    import ctypes
+    import signal as signals
+    try:
+        ctypes.CDLL(None).prctl(1, signals.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_rows(process, index, ordinals, splits, offsets, expected, fed, last, feeder, reader):
+    import json
     reported = 0
     failure = None
     for raw in process.stdout:
         text_line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
-        result = json.loads(text_line)
+        try:
+            result = json.loads(text_line)
+        except ValueError:
+            result = None
+        if not isinstance(result, dict):
+            failure = f"a worker's output line is not a result: {text_line[:300]}"
+            break
         where = result.get("line") or {}
         if where.get("file") != "<stdin>":
             failure = (f"a worker read a list besides its partition ({where.get('file')}): "
@@ -636,7 +664,9 @@ def run_worker(argv, environment, index, items, text):
     reader.join()
     if fed and fed[0] is not True:
         raise fed[0]
-    said = next((line for line in reversed(last) if line.strip()), "nothing on stderr")
+    # Its own last word: not the closing summary (`imgfetch: 40 items: …`), which says only how many failed.
+    said = next((line for line in reversed(last) if line.strip() and not re.match(r"imgfetch: \d+ items?:", line)),
+                "nothing on stderr")
     if failure:
         raise RuntimeError(f"spark-fetch: partition {index}: {failure}")
     if code != 0:
@@ -671,8 +701,9 @@ def run(args, spark=None):
     # DataFrame used twice was scanned by two concurrent stages, each of which could start a
     # partition's worker.) Then the results are written beside the old ones and renamed over
     # them: a job that fails keeps the last ones, and leaves neither staging directory.
-    matched = args.results.rstrip("/") + f".rows-tmp-{os.getpid()}"
-    staging = args.results.rstrip("/") + f".tmp-{os.getpid()}"
+    owner = f"{_host()}-{os.getpid()}"
+    matched = args.results.rstrip("/") + f".rows-tmp-{owner}"
+    staging = args.results.rstrip("/") + f".tmp-{owner}"
     record = None
     try:
         files = list_files(spark, args.lists)
@@ -682,8 +713,10 @@ def run(args, spark=None):
             rows.write.mode("overwrite").parquet(matched)
         except Exception as error:  # a task failed for good (Py4JJavaError): say which, in one line
             verdict = re.findall(r"spark-fetch: (partition \d+: [^\n]*)", str(error))
-            cause = verdict[-1] if verdict else (str(error).strip().splitlines() or ["unknown"])[0][:500]
-            print(f"spark-fetch: the job failed, after Spark's retries: {cause}", file=sys.stderr)
+            if verdict:
+                print(f"spark-fetch: the job failed, after Spark's retries: {verdict[-1]}", file=sys.stderr)
+            else:
+                print(f"spark-fetch: the job failed: {(str(error).strip().splitlines() or ['unknown'])[0][:500]}", file=sys.stderr)
             if record and not args.store and not glob_parts(args.output):
                 os.remove(record)  # nothing was written: the next run may choose another N
             raise SystemExit(1)
@@ -717,9 +750,15 @@ def glob_parts(output):
     return [name for name in os.listdir(output) if name.startswith("part-")] if os.path.isdir(output) else []
 
 
+def _host():
+    import socket
+    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "host"
+
+
 def remove_stale_staging(spark, results):
-    """Removes the staging directories (RESULTS.rows-tmp-PID, RESULTS.tmp-PID) that a job which
-    died left beside the results: those of a PID that is no longer running here."""
+    """Removes the staging directories (RESULTS.rows-tmp-HOST-PID, RESULTS.tmp-HOST-PID) that a job
+    which died left beside the results: those of this host whose PID is no longer running (a
+    shared file system's other hosts' are theirs to judge)."""
     jvm = spark._jvm
     base = jvm.org.apache.hadoop.fs.Path(results.rstrip("/"))
     fs = base.getFileSystem(spark._jsc.hadoopConfiguration())
@@ -728,7 +767,7 @@ def remove_stale_staging(spark, results):
         return
     name = base.getName()
     for status in fs.listStatus(parent):
-        match = re.fullmatch(re.escape(name) + r"\.(?:rows-)?tmp-(\d+)", status.getPath().getName())
+        match = re.fullmatch(re.escape(name) + r"\.(?:rows-)?tmp-" + re.escape(_host()) + r"-(\d+)", status.getPath().getName())
         if match and not os.path.exists(f"/proc/{match.group(1)}"):
             fs.delete(status.getPath(), True)
 
@@ -796,11 +835,11 @@ def summary(spark, args, startup, seconds):
     total = sum(counts.values())
     parts = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("saved", "fresh", "skipped", "failed", "cancelled")
                       if counts.get(s, 0) or s in ("saved", "failed"))
-    fetched = results.agg(F.sum("bytes")).first()[0] or 0
+    fetched = results.where("this_run = 'saved'").agg(F.sum("bytes")).first()[0] or 0
     # Rows whose output an earlier attempt or run made keep that run's status; this run skipped them.
     earlier = results.where("this_run = 'skipped' AND status <> 'skipped'").count()
     made = f" ({earlier} made by an earlier attempt or run)" if earlier else ""
-    print(f"spark-fetch: {total} items: {parts}{made}; {fetched} B; Spark start-up {startup:.1f} s, job {seconds:.1f} s; "
+    print(f"spark-fetch: {total} items: {parts}{made}; {fetched} B fetched; Spark start-up {startup:.1f} s, job {seconds:.1f} s; "
           f"results in {args.results}", file=sys.stderr)
     return 0
 

@@ -107,6 +107,9 @@ extension Run {
                         // re-run gives the same rows); the stderr line and the summary say it is old.
                         result = DownloadResult(status: .failed, error: failure.error)
                         result.httpStatus = failure.httpStatus
+                        result.bytes = failure.bytes
+                        result.format = failure.format
+                        result.image = failure.image
                     } else {
                         result = DownloadResult(status: .skipped, paths: [path])
                         result.skipReason = "in \(path), complete from an earlier run"
@@ -114,6 +117,11 @@ extension Run {
                             result.made = made.outcome
                             result.format = made.format
                             result.image = made.image
+                            if made.outcome.status != .saved {
+                                // Skipped then too (robots.txt): not in the tar, and for the same reason.
+                                result.paths = []
+                                result.skipReason = made.skipReason
+                            }
                         }
                     }
                     result.fromEarlierRun = true

@@ -26,27 +26,32 @@ public struct ObjectStoreOutput: Sendable {
     static let staleUploadAge = 24 * 3600.0
 
     /// Aborts the multipart uploads that an earlier run on this work directory left in progress
-    /// (killed before it could complete or abort them): those the journal names and the store
-    /// still lists under the prefix, or each of them when the store does not list. The store's
-    /// other incomplete uploads under the prefix are left alone (another process may be making
-    /// them), but those more than a day old are counted. Returns the lines to warn with.
+    /// (killed before it could complete or abort them): those the journal names whose note no
+    /// live process holds (`UploadJournal.claim`) and the store still lists under the prefix; a
+    /// noted upload of another prefix or bucket, or any when the store does not list, is aborted
+    /// by its ID (a 404 says it is gone already). The store's other incomplete uploads under the
+    /// prefix are left alone (another process may be making them), but those more than a day old
+    /// are counted. Returns the lines to warn with.
     public func abortEarlierUploads(now: Double = Double(time(nil))) -> [String] {
         let journal = journal
-        let noted = journal.entries().filter { $0.bucket == location.bucket }
+        let noted = journal.entries()
         var quick = settings
         quick.connectTimeout = min(settings.connectTimeout, 5)
         quick.timeout = min(settings.timeout, 5)
         let client = S3Client(access: access, settings: quick)
-        let listed = client.incompleteUploads(bucket: location.bucket, prefix: location.prefix.isEmpty ? "" : location.prefix + "/")
+        let prefix = location.prefix.isEmpty ? "" : location.prefix + "/"
+        let listed = client.incompleteUploads(bucket: location.bucket, prefix: prefix)
         var lines: [String] = []
         var aborted: [String] = []
         for entry in noted {
-            // Listed uploads show which notes are still open; without a list, each is asked.
-            if let listed, !listed.contains(where: { $0.uploadID == entry.uploadID }) {
-                journal.remove(uploadID: entry.uploadID)
+            guard let note = journal.claim(uploadID: entry.uploadID) else { continue }  // a live process's
+            let covered = entry.bucket == location.bucket && entry.key.utf8.starts(with: prefix.utf8)
+            // A listed prefix shows which of its notes are still open; any other note is asked by its ID.
+            if covered, let listed, !listed.contains(where: { $0.uploadID == entry.uploadID }) {
+                note.remove()
             } else if client.abortUpload(entry) {
-                journal.remove(uploadID: entry.uploadID)
-                if listed != nil { aborted.append("s3://\(entry.bucket)/\(entry.key)") }
+                note.remove()
+                aborted.append("s3://\(entry.bucket)/\(entry.key)")
             } else {
                 lines.append("cannot abort the multipart upload of s3://\(entry.bucket)/\(entry.key) an earlier run left; "
                     + "the next run tries again (its parts cost storage until then)")
@@ -60,7 +65,7 @@ public struct ObjectStoreOutput: Sendable {
         let stale = (listed ?? []).filter { !ours.contains($0.uploadID) && ($0.initiated.map { now - $0 > Self.staleUploadAge } ?? false) }
         if !stale.isEmpty {
             lines.append("\(location) has \(stale.count) incomplete multipart upload\(stale.count == 1 ? "" : "s") more than a day old "
-                + "that this work directory did not start (a run on another machine, killed): they cost storage until aborted; "
+                + "that \(stale.count == 1 ? "was" : "were") not started from this work directory: they cost storage until aborted; "
                 + "a lifecycle rule with AbortIncompleteMultipartUpload removes them (see docs/STORAGE.md)")
         }
         return lines

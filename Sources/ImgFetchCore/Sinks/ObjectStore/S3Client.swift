@@ -186,7 +186,7 @@ public final class S3Client: Sendable {
         guard let upload = XMLText.element("UploadId", in: created.body, limit: Int.max).map(XMLText.unescaped) else {
             throw DownloadError(.storage, "POST \(name)?uploads: the store's answer has no UploadId")
         }
-        journal?.record(UploadJournal.Entry(bucket: bucket, key: key, uploadID: upload))
+        let note = journal?.record(UploadJournal.Entry(bucket: bucket, key: key, uploadID: upload))
         let uploadQuery = "uploadId=" + S3Access.encodeQueryValue(upload)
         do throws(DownloadError) {
             let partSize = max(settings.partSize, (size + Self.mostParts - 1) / Self.mostParts)
@@ -209,13 +209,13 @@ public final class S3Client: Sendable {
             let text = "<CompleteMultipartUpload>" + list.joined() + "</CompleteMultipartUpload>"
             let completed = try request(.post(query: uploadQuery, body: Array(text.utf8)), bucket: bucket, key: key,
                                         payloadHash: SHA256.hexDigest(text), headers: ["Content-Type: application/xml"])
-            journal?.remove(uploadID: upload)
+            note?.remove()
             return XMLText.element("ETag", in: completed.body, limit: Int.max).map(XMLText.unescaped) ?? completed.etag
         } catch {
             // Also when the run is being cancelled: one attempt, which no stop ends (parts left
             // behind would cost storage until the bucket's lifecycle removed them).
             if abortUpload(UploadJournal.Entry(bucket: bucket, key: key, uploadID: upload), once: true) {
-                journal?.remove(uploadID: upload)
+                note?.remove()
             }
             throw error
         }
@@ -238,8 +238,8 @@ public final class S3Client: Sendable {
     }
 
     /// The multipart uploads in progress under `prefix` in `bucket` (ListMultipartUploads, a page
-    /// of up to 1000 at a time, `pages` at most); nil when the store does not list them (keys
-    /// without `s3:ListBucketMultipartUploads`, or a store without the call).
+    /// of up to 1000 at a time); nil when the store does not list them (keys without
+    /// `s3:ListBucketMultipartUploads`, or a store without the call), or has more than `pages` pages.
     public func incompleteUploads(bucket: String, prefix: String, pages: Int = 20) -> [IncompleteUpload]? {
         var uploads: [IncompleteUpload] = []
         var marker: (key: String, upload: String)?
@@ -248,14 +248,16 @@ public final class S3Client: Sendable {
             var query: [(name: String, value: String)] = [("prefix", prefix), ("uploads", "")]
             if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.upload)] }
             let text = query.sorted { $0.name < $1.name }.map { "\($0.name)=\(S3Access.encodeQueryValue($0.value))" }.joined(separator: "&")
+            // A store that ignores `?uploads` (and lists objects) does not list them.
             guard let answer = try? request(.list(query: text), bucket: bucket, key: "", payloadHash: Self.emptyHash, headers: []),
-                  answer.status == 200 else { return nil }
+                  answer.status == 200,
+                  XMLText.find(Array("<ListMultipartUploadsResult".utf8), in: answer.body, from: 0) != nil else { return nil }
             let page = Self.parseUploads(answer.body)
             uploads += page.uploads
             guard let next = page.next else { return uploads }
             marker = next
         }
-        return uploads
+        return nil  // more than `pages` pages: not the whole list
     }
 
     /// One page of a ListMultipartUploads answer: its uploads, and where the next page starts when it is truncated.

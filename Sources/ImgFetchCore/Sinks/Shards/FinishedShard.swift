@@ -12,6 +12,10 @@ public struct FinishedShard: Equatable {
     public struct Failure: Equatable, Sendable {
         public let error: DownloadError
         public let httpStatus: Int?
+        /// The body's size and image, when it had one (a row refused by a filter, or undecodable).
+        public var bytes: Int64 = 0
+        public var format: ImageFormat?
+        public var image: ImageInfo?
     }
 
     /// A row that did not fail, as the results file has it: what the run that made it reported,
@@ -20,6 +24,8 @@ public struct FinishedShard: Equatable {
         public let outcome: DownloadResult.EarlierOutcome
         public let format: ImageFormat?
         public let image: ImageInfo?
+        /// Why a row that was skipped then (robots.txt) was not fetched.
+        public var skipReason: String?
     }
 
     public let digest: String
@@ -91,19 +97,19 @@ public struct FinishedShard: Equatable {
             func value(_ key: String) -> String? { members.first { $0.key == key }?.value }
             func number(_ key: String) -> Int? { value(key).flatMap { Int($0) } }
             guard let status = value("status").flatMap(JSONObjectScanner.string) else { return nil }
+            var image: ImageInfo?
+            if let width = number("width"), let height = number("height") {
+                image = ImageInfo(width: width, height: height, channels: number("channels") ?? 0, bitDepth: number("bit_depth") ?? 0,
+                                  verified: value("verified") == "true")
+                image?.outputWidth = number("output_width")
+                image?.outputHeight = number("output_height")
+            }
+            let format = value("format").flatMap(JSONObjectScanner.string).flatMap(ImageFormat.init(rawValue:))
+            let bytes = Int64(number("bytes") ?? 0)
             guard status == "failed" else {
                 guard let earlier = DownloadResult.Status(rawValue: status) else { return nil }
-                var image: ImageInfo?
-                if let width = number("width"), let height = number("height") {
-                    image = ImageInfo(width: width, height: height, channels: number("channels") ?? 0, bitDepth: number("bit_depth") ?? 0,
-                                      verified: value("verified") == "true")
-                    image?.outputWidth = number("output_width")
-                    image?.outputHeight = number("output_height")
-                }
-                made[row] = Made(outcome: DownloadResult.EarlierOutcome(status: earlier, httpStatus: number("http_status"),
-                                                                       bytes: Int64(number("bytes") ?? 0)),
-                                 format: value("format").flatMap(JSONObjectScanner.string).flatMap(ImageFormat.init(rawValue:)),
-                                 image: image)
+                made[row] = Made(outcome: DownloadResult.EarlierOutcome(status: earlier, httpStatus: number("http_status"), bytes: bytes),
+                                 format: format, image: image, skipReason: value("skip_reason").flatMap(JSONObjectScanner.string))
                 continue
             }
             guard let error = value("error"), let fields = try? JSONObjectScanner.members(of: Array(error.utf8)),
@@ -111,7 +117,7 @@ public struct FinishedShard: Equatable {
                   let message = fields.first(where: { $0.key == "message" }).flatMap({ JSONObjectScanner.string($0.value) })
             else { return nil }
             failures[row] = Failure(error: DownloadError(DownloadError.Kind(storedName: kind), message),
-                                    httpStatus: value("http_status").flatMap { Int($0) })
+                                    httpStatus: value("http_status").flatMap { Int($0) }, bytes: bytes, format: format, image: image)
         }
         return (failures, made)
     }

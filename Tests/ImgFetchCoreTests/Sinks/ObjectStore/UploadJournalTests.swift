@@ -20,20 +20,35 @@ final class UploadJournalTests: XCTestCase {
         XCTAssertEqual(journal.entries(), [], "no folder yet: nothing in progress")
         let plain = UploadJournal.Entry(bucket: "pics", key: "set/000000.tar", uploadID: "abc.DEF-1")
         let odd = UploadJournal.Entry(bucket: "pics", key: "set/two\nlines é.tar", uploadID: "x/y+z==")
-        journal.record(plain)
-        journal.record(odd)
+        let first = try XCTUnwrap(journal.record(plain))
+        let second = try XCTUnwrap(journal.record(odd))
         XCTAssertEqual(Set(journal.entries().map(\.uploadID)), ["abc.DEF-1", "x/y+z=="])
         XCTAssertEqual(journal.entries().first { $0.uploadID == "x/y+z==" }, odd)
         XCTAssertEqual(UploadJournal(workDirectory: directory.path).entries().count, 2, "a later run reads them")
-        journal.remove(uploadID: plain.uploadID)
+        first.remove()
         XCTAssertEqual(journal.entries(), [odd])
-        journal.remove(uploadID: odd.uploadID)
+        second.remove()
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: journal.directory), [])
+    }
+
+    func testAnUploadInProgressCannotBeClaimedUntilItsMakerLetsGo() throws {
+        let journal = UploadJournal(workDirectory: directory.path)
+        var note = journal.record(UploadJournal.Entry(bucket: "b", key: "k", uploadID: "live"))
+        XCTAssertNotNil(note)
+        // Another run (flock is per open file, so this process stands in for it) finds it held.
+        XCTAssertNil(journal.claim(uploadID: "live"), "a live upload is not an earlier run's")
+        note = nil  // its maker ended (a kill closes the file too) without completing it
+        let claimed = try XCTUnwrap(journal.claim(uploadID: "live"))
+        XCTAssertNil(journal.claim(uploadID: "live"), "one claimant at a time")
+        claimed.remove()
+        XCTAssertEqual(journal.entries(), [])
+        XCTAssertNil(journal.claim(uploadID: "never noted"))
     }
 
     func testFilesThatAreNotNotesArePassedOver() throws {
         let journal = UploadJournal(workDirectory: directory.path)
-        journal.record(UploadJournal.Entry(bucket: "b", key: "k", uploadID: "u"))
+        let note = journal.record(UploadJournal.Entry(bucket: "b", key: "k", uploadID: "u"))
+        XCTAssertNotNil(note)
         // A note whose name is not its upload's hash, a truncated one, a stray temp file.
         try "b\nother\nk".write(toFile: journal.directory + "/" + String(repeating: "a", count: 64), atomically: true, encoding: .utf8)
         try "b\n".write(toFile: journal.directory + "/" + String(repeating: "b", count: 64), atomically: true, encoding: .utf8)
@@ -46,7 +61,7 @@ final class UploadJournalTests: XCTestCase {
         let file = directory.appendingPathComponent("file").path
         try "x".write(toFile: file, atomically: true, encoding: .utf8)
         let journal = UploadJournal(workDirectory: file)
-        journal.record(UploadJournal.Entry(bucket: "b", key: "k", uploadID: "u"))
+        XCTAssertNil(journal.record(UploadJournal.Entry(bucket: "b", key: "k", uploadID: "u")))
         XCTAssertEqual(journal.entries(), [])
     }
 

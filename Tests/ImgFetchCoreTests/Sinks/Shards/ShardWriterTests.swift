@@ -70,7 +70,7 @@ final class ShardWriterTests: XCTestCase {
         var counts = ShardStats()
         counts.count(DownloadResult(status: .saved))
         XCTAssertEqual(FinishedShard.read(shard: 0, in: directory), FinishedShard(digest: "new", settings: "s", failures: [:],
-            made: [0: .init(outcome: .init(status: .saved, httpStatus: nil, bytes: 0), format: nil, image: nil)], stats: counts))
+            made: [0: .init(outcome: .init(status: .saved, httpStatus: nil, bytes: 0), format: .jpeg, image: nil)], stats: counts))
         // A tar of another size than the stats say is not a finished shard.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/000000.tar"))
         try handle.seekToEnd()
@@ -85,7 +85,8 @@ final class ShardWriterTests: XCTestCase {
                 + #""channels":3,"bit_depth":8,"verified":true,"output_width":256,"output_height":256,"error":null,"key":"k0"}"#,
             #"{"url":"bad","status":"failed","http_status":null,"error":{"class":"invalid-input","message":"not a valid URL: \"bad\""},"key":"k1"}"#,
             #"{"url":"http://h/c.jpg","status":"failed","http_status":404,"error":{"class":"http","message":"HTTP 404"},"key":"k2"}"#,
-            #"{"url":"http://h/d.jpg","status":"skipped","http_status":null,"bytes":0,"format":null,"width":null,"error":null,"key":"k3"}"#,
+            #"{"url":"http://h/d.jpg","status":"skipped","http_status":null,"bytes":0,"format":null,"width":null,"#
+                + #""skip_reason":"robots.txt: Disallow: /","error":null,"key":"k3"}"#,
         ]
         let file = Array((lines.joined(separator: "\n") + "\n").utf8)
         let read = FinishedShard.rowResults(in: file, rows: 4)
@@ -96,7 +97,8 @@ final class ShardWriterTests: XCTestCase {
         image.outputWidth = 256
         image.outputHeight = 256
         XCTAssertEqual(read?.made, [0: .init(outcome: .init(status: .saved, httpStatus: 200, bytes: 5120), format: .jpeg, image: image),
-                                    3: .init(outcome: .init(status: .skipped, httpStatus: nil, bytes: 0), format: nil, image: nil)])
+                                    3: .init(outcome: .init(status: .skipped, httpStatus: nil, bytes: 0), format: nil, image: nil,
+                                             skipReason: "robots.txt: Disallow: /")])
         XCTAssertNil(FinishedShard.rowResults(in: file, rows: 5), "a results file short of the stats file's rows")
         XCTAssertNil(FinishedShard.rowResults(in: Array((lines[0] + "\n{\"url\":\n").utf8), rows: 2), "a torn line")
         XCTAssertNil(FinishedShard.rowResults(in: Array(#"{"status":"failed","error":null}"#.utf8), rows: 1), "a failure without its error")
