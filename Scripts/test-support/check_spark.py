@@ -442,10 +442,12 @@ def checks(spark, nginx, scratch):
     check(os.path.exists(f"{failing}/{spark_fetch.JOB_RECORD}") == bool(spark_fetch.glob_parts(failing)),
           "the record of N does not follow what was written")
     # A job that died (its PID gone) left staging directories: the next run removes them.
-    os.makedirs(f"{failing}/results.parquet.rows-tmp-999999999")
+    os.makedirs(f"{failing}/results.parquet.rows-tmp-{spark_fetch._host()}-999999999")
+    os.makedirs(f"{failing}/results.parquet.tmp-elsewhere-1")  # another host's: its to judge
     os.remove(f"{failing}/part-00001")
     spark_fetch.run(args, spark)
-    check(not [n for n in os.listdir(failing) if "tmp-" in n], f"stale staging kept: {os.listdir(failing)}")
+    check([n for n in os.listdir(failing) if "tmp-" in n] == ["results.parquet.tmp-elsewhere-1"],
+          f"stale staging: {os.listdir(failing)}")
     print(f"check-spark: 7b. a partition failing every attempt: exit 1, one line naming it and the worker's own "
           f"error ({len(said)} lines on stderr); no staging left, a dead job's removed by the next run")
 

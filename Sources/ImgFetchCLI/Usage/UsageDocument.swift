@@ -76,15 +76,22 @@ enum UsageDocument {
                   "with -o s3://…: the credentials uploads are signed with, the first source of the AWS chain"),
             .init("AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN, AWS_ROLE_SESSION_NAME",
                   "with -o s3://…: web identity (EKS's IRSA), exchanged at STS for a role's keys"),
-            .init("AWS_PROFILE, AWS_DEFAULT_PROFILE, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE",
-                  "with -o s3://…: the profile of the shared files (default: default, in ~/.aws/credentials and "
-                    + "~/.aws/config): its keys, credential_process, or role_arn with source_profile"),
-            .init("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_CONTAINER_CREDENTIALS_FULL_URI, "
-                    + "AWS_CONTAINER_AUTHORIZATION_TOKEN, AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-                  "with -o s3://…: a container's credentials endpoint (ECS, EKS Pod Identity)"),
-            .init("AWS_EC2_METADATA_DISABLED, AWS_EC2_METADATA_SERVICE_ENDPOINT, AWS_METADATA_SERVICE_TIMEOUT",
-                  "with -o s3://…: the instance's metadata service (IMDSv2), the chain's last source: off, its "
-                    + "address, and its timeout in seconds (default 1)"),
+            .init("AWS_PROFILE, AWS_DEFAULT_PROFILE",
+                  "with -o s3://…: the profile of the shared files (default: default): its keys, credential_process, "
+                    + "or role_arn with source_profile"),
+            .init("AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE",
+                  "with -o s3://…: the shared files (default ~/.aws/credentials and ~/.aws/config)"),
+            .init("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                  "with -o s3://…: ECS's container credentials endpoint, a path on its link-local address"),
+            .init("AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                  "with -o s3://…: a container credentials endpoint's whole URL (EKS Pod Identity; http only to "
+                    + "loopback and AWS's addresses)"),
+            .init("AWS_CONTAINER_AUTHORIZATION_TOKEN, AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+                  "with -o s3://…: the token that endpoint wants, or the file it is in"),
+            .init("AWS_EC2_METADATA_DISABLED, AWS_EC2_METADATA_SERVICE_ENDPOINT",
+                  "with -o s3://…: the instance's metadata service (IMDSv2), the chain's last source: off, or "
+                    + "its address"),
+            .init("AWS_METADATA_SERVICE_TIMEOUT", "with -o s3://…: seconds to wait for each metadata answer (default 1)"),
             .init("AWS_REGION, AWS_DEFAULT_REGION", "with -o s3://…: the bucket's region (default: the profile's, "
                 + "else us-east-1)"),
             .init("AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_STS", "with -o s3://…: a store other than "
