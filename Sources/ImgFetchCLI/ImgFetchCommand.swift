@@ -99,6 +99,8 @@ public enum ImgFetchCommand {
         let results = FileDescriptorSink(descriptor: STDOUT_FILENO) { control.stop(.brokenPipe) }
         var reportFile: ReportFile?
         var gallery: GalleryRecorder?
+        var runLock: RunLock?
+        defer { withExtendedLifetime(runLock) {} }
         do {
             if !options.quiet, let hint = terminalHint(paths: options.lists, stdinIsTerminal: isatty(STDIN_FILENO) == 1) {
                 stderr.write(hint)
@@ -107,9 +109,15 @@ public enum ImgFetchCommand {
             let lists = try openLists(options)
             try prepareOutputDirectory(options.outputDirectory)
             // --work-dir with a local output: the index's folder there (a WebDataset run keeps none).
-            if options.outputFormat == .files, let index = options.downloaderConfiguration(outputDirectory: options.outputDirectory).indexDirectory {
-                try prepareOutputDirectory(index)
+            let index = options.outputFormat == .files
+                ? options.downloaderConfiguration(outputDirectory: options.outputDirectory).indexDirectory : nil
+            if let index { try prepareOutputDirectory(index) }
+            // One run per output (and work directory) at a time: a second one waits, or skips.
+            let quiet = options.quiet
+            runLock = try RunLock.acquire([options.outputDirectory] + (index.map { [$0] } ?? []), whenHeld: options.ifRunning) { line in
+                if !quiet { stderr.write(line) }
             }
+            options.freshSince = runLock?.waitedSince
             try ObjectStoreOutput(options)?.checkStart()
             let backlog = options.downloaderConfiguration(outputDirectory: ".").effectiveDecodeBacklog
             let heldOutputs = options.outputFormat == .webdataset ? window : 0
@@ -136,8 +144,9 @@ public enum ImgFetchCommand {
             reportFile?.discard()
             gallery?.discard()
             stderr.write("imgfetch: \(error.message)\n")
+            if options.failuresAreData { WorkerExit.drainStandardInput(lists: options.lists) }
+            if let code = error.exitCode { return code }
             guard options.failuresAreData else { return ExitCode.usage }
-            WorkerExit.drainStandardInput(lists: options.lists)
             return error.isTemporary ? WorkerExit.temporaryFailure : ExitCode.usage
         }
     }
@@ -220,4 +229,6 @@ struct SetupError: Error {
     /// The environment, not the command, is at fault (the output directory cannot be created or
     /// written): a worker exits 75 so that its engine tries again (`WorkerExit`).
     var isTemporary = false
+    /// The exit code in every mode, when it is not 2 (or 75 for a worker): `--if-running skip`'s 75.
+    var exitCode: Int32?
 }

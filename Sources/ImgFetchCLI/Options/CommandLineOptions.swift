@@ -70,6 +70,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     var shardBy = ShardSelector.Key.url
     /// `--failures-are-data`: exit 0 when only items failed, 75 when a retry may help (`WorkerExit`).
     var failuresAreData = false
+    /// `--if-running`: what a run does while another writes the same output (`RunLock`).
+    var ifRunning = RunLock.WhenHeld.wait
+    /// When this run began to wait for another on its output (`DownloaderConfiguration.freshSince`).
+    var freshSince: Double?
     /// Requests per second to one host, or nil for no spacing.
     public var ratePerHost: Double?
     /// Connection failures (or 429/503 answers) in a row before a host's remaining items fail; 0: never.
@@ -185,6 +189,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         if objectStore == nil, let workDirectory {
             configuration.indexDirectory = OutputPaths.join(workDirectory, Self.indexFolder(for: outputDirectory))
         }
+        configuration.freshSince = freshSince
         configuration.concurrency = concurrency
         configuration.perHost = perHost
         configuration.order = order

@@ -58,6 +58,9 @@ enum OptionTable {
             .flag("skip-existing", default: .selected, help: "keep files that already exist") {
                 $0.existingFiles = .skip
             },
+            .choice("if-running", "WHAT", \.ifRunning, default: "wait",
+                    help: "when another imgfetch run is writing the same output (or --work-dir): wait for it to end, "
+                        + "then go on (its work is then done), or skip: exit 75 at once (for cron)"),
             .choice("cache-policy", "POLICY", \.cachePolicy, default: "protocol",
                     help: "how the cache index (DIR/.imgfetch, or in --work-dir) is used; protocol: reuse indexed files while fresh, "
                         + "revalidate stale ones with ETag/Last-Modified; reload: always download; "

@@ -68,6 +68,14 @@ struct CachePlanner {
     var existingFiles: ExistingFilePolicy
     /// The stamp of the regular file `name` in the output directory, or nil when there is none.
     var fileStamp: @Sendable (String) -> FileStamp?
+    /// `DownloaderConfiguration.freshSince`.
+    var freshSince: Double?
+
+    /// Fresh as HTTP says, or received since `freshSince` (a run this one waited for fetched it).
+    private func isFresh(_ entry: CacheEntry, now: Double) -> Bool {
+        if let since = freshSince, entry.freshness.responseTime >= since, !entry.directives.noCache { return true }
+        return entry.isFresh(now: now)
+    }
 
     /// - Parameters:
     ///   - wantedName: the output's file name once the format is known.
@@ -104,7 +112,7 @@ struct CachePlanner {
             return directives.noCache || directives.mustRevalidate
                 ? .mustRevalidate : .serve(entry, source: source, outcome: .stale)
         case .protocol:
-            if entry.isFresh(now: now) { return .serve(entry, source: source, outcome: .fresh) }
+            if isFresh(entry, now: now) { return .serve(entry, source: source, outcome: .fresh) }
             return entry.hasValidators ? .revalidate(entry, source: source) : .download(owner: entry)
         }
     }

@@ -102,6 +102,10 @@ public struct DownloaderConfiguration: Sendable {
     public var existingFiles: ExistingFilePolicy = .skip
     /// How the output directory's cache index decides between reuse, revalidation and download.
     public var cachePolicy: CachePolicy = .protocol
+    /// Responses the index received at or after this time (seconds since the epoch) are fresh for
+    /// this run, unless marked no-cache: set by a run that waited for another on the same output,
+    /// so the URLs that run fetched meanwhile are not asked for again. Nil: freshness as HTTP says.
+    public var freshSince: Double?
     /// Keep a cache index in `DIR/.imgfetch/`; without it every item is downloaded (`cachePolicy` is ignored).
     public var keepsCacheIndex = true
     /// Take every downloaded body's SHA-256 (`DownloadResult.contentHash`), not only where the

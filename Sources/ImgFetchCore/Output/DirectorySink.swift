@@ -32,7 +32,7 @@ final class DirectorySink: OutputSink {
         self.stage = stage
         planner = CachePlanner(policy: configuration.cachePolicy, kind: CacheEntry.outputKind(for: configuration),
                                verifies: configuration.verifyImages, existingFiles: configuration.existingFiles,
-                               fileStamp: { placer.stamp(of: $0) })
+                               fileStamp: { placer.stamp(of: $0) }, freshSince: configuration.freshSince)
         // The claims go beside the index (on local scratch under --work-dir), in an unnamed file.
         let indexRoot = configuration.indexDirectory ?? configuration.outputDirectory
         let claimsDirectory = index == nil ? configuration.outputDirectory : OutputPaths.join(indexRoot, CacheIndex.folderName)

@@ -21,7 +21,7 @@ final class OptionTableTests: XCTestCase {
     func testEveryOptionIsDeclaredOnce() {
         let declared = OptionTable.options.map(\.long)
         XCTAssertEqual(declared.count, Set(declared).count, "an option is declared twice")
-        XCTAssertEqual(declared.count, 70)
+        XCTAssertEqual(declared.count, 71)
     }
 
     func testSpellingsAreUniqueAndWellFormed() {
@@ -54,7 +54,8 @@ final class OptionTableTests: XCTestCase {
             }
             XCTAssertThrowsError(try OptionParser.parse(["--\(spec.long)", "no-such-choice"]), spec.long)
         }
-        XCTAssertEqual(choiceOptions, 10, "--input-format, --output-format, --shard-by, --save-as, --fit, --name, --cache-policy, --progress, --completions, --hash")
+        XCTAssertEqual(choiceOptions, 11, "--input-format, --output-format, --shard-by, --save-as, --fit, --name, --if-running, "
+                       + "--cache-policy, --progress, --completions, --hash")
     }
 
     func testEveryChoiceIsNamedInTheHelp() {
