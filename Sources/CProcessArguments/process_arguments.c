@@ -1,4 +1,5 @@
 #include <stddef.h>
+#include <string.h>
 #include "process_arguments.h"
 
 static int captured_count;
@@ -17,4 +18,12 @@ int CProcessArguments_count(void) {
 
 const char *CProcessArguments_at(int index) {
     return index >= 0 && index < captured_count ? captured_vector[index] : NULL;
+}
+
+void CProcessArguments_mask(int index, size_t start, size_t length) {
+    if (index < 0 || index >= captured_count || captured_vector[index] == NULL) return;
+    size_t size = strlen(captured_vector[index]);
+    if (start >= size) return;
+    if (length > size - start) length = size - start;
+    memset(captured_vector[index] + start, '*', length);
 }

@@ -53,6 +53,12 @@ public enum ImgFetchCommand {
     /// The spelling of `--failures-are-data`, looked for in arguments that did not parse.
     static let workerFlag = "--failures-are-data"
 
+    /// The byte ranges of `arguments` (without argv[0]) that hold secrets, for the program to mask
+    /// in its own argv before it runs (`SecretRedactor.secretRanges`).
+    public static func secretRanges(_ arguments: [String]) -> [(argument: Int, bytes: Range<Int>)] {
+        SecretRedactor.secretRanges(arguments)
+    }
+
     /// Runs the program with `arguments` (without argv[0]) and returns its exit code.
     public static func run(_ arguments: [String]) -> Int32 {
         let stdout = FileDescriptorSink(descriptor: STDOUT_FILENO)

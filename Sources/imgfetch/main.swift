@@ -9,4 +9,8 @@ CMallocTuning_shareDecodeMemoryAcrossThreads()
 
 // The arguments as main got them, not CommandLine.arguments, which needs /proc (see CProcessArguments).
 let arguments = (1..<max(1, Int(CProcessArguments_count()))).map { String(cString: CProcessArguments_at(Int32($0))) }
+// Passwords and header values leave /proc/PID/cmdline (ps) at once: every local user can read it.
+for secret in ImgFetchCommand.secretRanges(arguments) {
+    CProcessArguments_mask(Int32(secret.argument + 1), secret.bytes.lowerBound, secret.bytes.count)
+}
 exit(ImgFetchCommand.run(arguments))

@@ -202,7 +202,7 @@ enum OptionTable {
                 options.userAgent = try ValueParser.userAgent(value, for: spelling)
             },
             .value("user", short: "u", "USER:PASS", .text,
-                   help: "credentials, sent only to the list's own hosts") {
+                   help: "credentials, sent only to the list's own hosts; the password is masked in ps at once") {
                 options, value, spelling throws(UsageError) in
                 options.credentials = try ValueParser.credentials(value, for: spelling)
             }.common(),

@@ -55,6 +55,20 @@ enum SecretRedactor {
         return redacted
     }
 
+    /// The secrets in `arguments` as byte ranges of each argument (its UTF-8): the bytes that
+    /// `redactArguments` hides (a password of `-u`, a header's value, a URL's password), for the
+    /// process to mask in its own argv, which every local user can read in /proc.
+    static func secretRanges(_ arguments: [String]) -> [(argument: Int, bytes: Range<Int>)] {
+        zip(arguments, redactArguments(arguments)).enumerated().compactMap { index, pair in
+            let (original, shown) = (Array(pair.0.utf8), Array(pair.1.utf8))
+            guard original != shown else { return nil }
+            let prefix = zip(original, shown).prefix { $0 == $1 }.count
+            let suffix = zip(original.reversed(), shown.reversed()).prefix { $0 == $1 }.count
+            let end = max(prefix, min(original.count - suffix, original.count))
+            return end > prefix ? (index, prefix..<end) : nil
+        }
+    }
+
     /// How the value of `spec` is shown, when it holds a secret (`-u`, `-H`).
     private static func secretValue(_ spec: OptionSpec?) -> ((String) -> String)? {
         switch spec?.long {

@@ -115,6 +115,16 @@ final class ProgressModelTests: XCTestCase {
         XCTAssertEqual(SecretRedactor.redactArguments(["-u"]), ["-u"], "a value missing at the end")
     }
 
+    func testTheSecretsToMaskInArgvAreTheRedactedBytes() {
+        let arguments = ["urls.txt", "-u", "bob:s3cret", "--header=X-Api-Key: 123", "-qubob:pw",
+                         "https://u:pw@example.com/a.jpg", "-u", "nopassword", "-o", "pics"]
+        let masked = SecretRedactor.secretRanges(arguments).reduce(into: arguments.map { Array($0.utf8) }) { bytes, secret in
+            for index in secret.bytes { bytes[secret.argument][index] = UInt8(ascii: "*") }
+        }.map { String(decoding: $0, as: UTF8.self) }
+        XCTAssertEqual(masked, ["urls.txt", "-u", "bob:******", "--header=X-Api-Key: ***", "-qubob:**",
+                                "https://u:**@example.com/a.jpg", "-u", "nopassword", "-o", "pics"])
+    }
+
     func testSmoothedRateFollowsAChangeWithoutJumping() {
         var rate = SmoothedRate(timeConstant: 5, warmUp: 2)
         var bytes = 0.0
