@@ -35,7 +35,7 @@ final class RunLock {
 
     /// The lock file of `directory`.
     static func path(in directory: String) -> String {
-        OutputPaths.join(OutputPaths.join(directory, ".imgfetch"), "run.lock")
+        OutputPaths.join(OutputPaths.join(directory, CacheIndex.folderName), "run.lock")
     }
 
     /// Takes the locks of `directories` (in a fixed order, so two runs never hold one each), waiting
@@ -56,11 +56,14 @@ final class RunLock {
 
     private static func lock(_ directory: String, whenHeld: WhenHeld, say: (String) -> Void,
                              waitedSince: inout Double?) throws(SetupError) -> Int32 {
-        let folder = OutputPaths.join(directory, ".imgfetch")
+        let folder = OutputPaths.join(directory, CacheIndex.folderName)
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw SetupError(message: "cannot create \(folder): \(Errno.describe())", isTemporary: true)
         }
         let path = path(in: directory)
+        for link in [folder, path] where CacheIndex.isSymbolicLink(link) {
+            throw SetupError(message: CacheIndex.symbolicLinkProblem(link))
+        }
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw SetupError(message: "cannot open the run lock \(path): \(Errno.describe())", isTemporary: true) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {

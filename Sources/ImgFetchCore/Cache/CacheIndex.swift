@@ -37,6 +37,10 @@ public final class CacheIndex: @unchecked Sendable {
             throw CacheIndexError("cannot create the cache folder \(folder): \(Errno.describe())")
         }
         path = folder + "/index.sqlite"
+        // SQLite would create the index, its -wal and its -shm wherever a planted link points.
+        for link in [folder, path] where Self.isSymbolicLink(link) {
+            throw CacheIndexError(Self.symbolicLinkProblem(link))
+        }
         self.warn = warn
         let writerStatements: CacheStatements
         do {
@@ -69,6 +73,21 @@ public final class CacheIndex: @unchecked Sendable {
                 diskSpace?.note(DownloadError(.diskFull, "cannot update the cache index \(path): \(error.message)"))
             }
         }, onCommitted: onCommitted)
+    }
+
+    /// Whether `path` is a symbolic link (dangling or not).
+    public static func isSymbolicLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+    }
+
+    /// What is wrong with the symbolic link at `path`, where imgfetch keeps its own files.
+    public static func symbolicLinkProblem(_ path: String) -> String {
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &target, target.count - 1)
+        let pointsTo = count >= 0 ? " (to \(String(decoding: target.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)))" : ""
+        return "\(path) is a symbolic link\(pointsTo): imgfetch keeps its index and lock only in a real file and folder "
+            + "there, and does not follow links that something else may have planted; remove the link"
     }
 
     /// The entry for a normalized URL, or nil. A failed read counts as no entry (the item is then downloaded).
