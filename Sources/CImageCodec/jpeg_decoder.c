@@ -33,9 +33,12 @@ static void imgcodec_jpeg_error_exit(j_common_ptr info) {
 }
 
 // In C because warnings ("Premature end of JPEG file", "Corrupt JPEG data: …") must fail the
-// decode by longjmp; trace messages (level >= 0) are dropped.
+// decode by longjmp; trace messages (level >= 0) are dropped, and so are the warnings that say
+// nothing of the pixels: a JFIF version libjpeg does not know (a one-bit change in an APP0 it
+// otherwise reads), and an ICC profile it cannot assemble (the pixels decode without it).
 static void imgcodec_jpeg_emit_message(j_common_ptr info, int level) {
     if (level >= 0) return;
+    if (info->err->msg_code == JWRN_JFIF_MAJOR || info->err->msg_code == JWRN_BOGUS_ICC) return;
     imgcodec_decoder *decoder = imgcodec_jpeg_owner(info);
     char text[JMSG_LENGTH_MAX];
     (*info->err->format_message)(info, text);

@@ -81,6 +81,22 @@ final class DecodingTests: EndToEndTestCase {
         XCTAssertEqual(saved, reference)
     }
 
+    /// A JPEG whose JFIF version libjpeg does not know (one changed byte in APP0): libjpeg warns
+    /// and decodes it whole, so it is a valid image, with libjpeg's own pixels; corruption still fails.
+    func testAnUnknownJFIFRevisionIsNoCorruption() throws {
+        var bytes = [UInt8](jpeg)
+        // SOI, then APP0: FF E0, its length, "JFIF\0", then the major and minor version.
+        XCTAssertEqual(Array(bytes[0..<4]), [0xFF, 0xD8, 0xFF, 0xE0])
+        XCTAssertEqual(Array(bytes[6..<11]), Array("JFIF\0".utf8))
+        bytes[11] = 2
+        try server.addFile("revision.jpg", Data(bytes))
+        let result = try fetch([server.url("/files/revision.jpg")], ["--save-as", "ppm"])
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        let saved = try XCTUnwrap(NetpbmImage(try outputData("revision.ppm")))
+        let reference = try XCTUnwrap(try NetpbmImage.reference("djpeg", ["-ppm"], file: server.root.appendingPathComponent("revision.jpg")))
+        XCTAssertEqual(saved, reference)
+    }
+
     func testSaveAsPAMAndPNGKeepEveryPixelOfAPNG() throws {
         try server.addFile("alpha.png", png)
         let source = server.root.appendingPathComponent("alpha.png")
