@@ -34,6 +34,17 @@ struct RobotsRules: Sendable, Equatable {
 
     static let allowAll = RobotsRules(whole: .allowAll, rules: [], group: nil)
 
+    /// Most bytes of a rule's pattern quoted in messages (a skipped item's `skip_reason`).
+    static let excerptBytes = 80
+
+    /// `value` as text, cut to `excerptBytes` (at a character's start) with `…` when longer.
+    static func excerpt(_ value: [UInt8]) -> String {
+        guard value.count > excerptBytes else { return String(decoding: value, as: UTF8.self) }
+        var end = excerptBytes
+        while end > 0, value[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a UTF-8 sequence
+        return String(decoding: value[..<end], as: UTF8.self) + "…"
+    }
+
     static func disallowAll(_ reason: String) -> RobotsRules { RobotsRules(whole: .disallowAll(reason), rules: [], group: nil) }
 
     private init(whole: Whole, rules: [Rule], group: String?) {
@@ -53,8 +64,15 @@ struct RobotsRules: Sendable, Equatable {
         var agents: [String] = []
         var inRules = false
         // A UTF-8 byte order mark would glue itself to the first key.
-        let body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
-        for rawLine in body.prefix(Self.maxBytes).split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+        var body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
+        body = body.prefix(Self.maxBytes)
+        // A file cut at the limit (the gate keeps `maxBytes` of a longer one) ends in the middle of
+        // a line: that line is dropped whole, never applied in half (a cut Disallow pattern would
+        // match every path that starts like it).
+        if text.count >= Self.maxBytes, let last = body.last, last != 0x0A, last != 0x0D {
+            body = body[..<(body.lastIndex { $0 == 0x0A || $0 == 0x0D } ?? body.startIndex)]
+        }
+        for rawLine in body.split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
             let line = rawLine.prefix { $0 != UInt8(ascii: "#") }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let key = String(decoding: trimmingHTTPWhitespace(line[..<colon]), as: UTF8.self).lowercased()
@@ -75,7 +93,7 @@ struct RobotsRules: Sendable, Equatable {
                 // An empty pattern matches nothing (`Disallow:` allows all).
                 guard !value.isEmpty else { continue }
                 let rule = Rule(allows: key == "allow", pattern: Self.normalized(value),
-                                text: (key == "allow" ? "Allow: " : "Disallow: ") + String(decoding: value, as: UTF8.self))
+                                text: (key == "allow" ? "Allow: " : "Disallow: ") + Self.excerpt(value))
                 if agents.contains(agent) { mine.append(rule) }
                 if agents.contains("*") { anyone.append(rule) }
             default:

@@ -79,6 +79,23 @@ final class RobotsRulesTests: XCTestCase {
         XCTAssertTrue(allowed(parsed, "/late"), "a rule past 500 KiB was applied")
     }
 
+    /// One 5 MB line cut at 500 KiB: the cut rule is dropped, not applied in half (its start would
+    /// match every path that begins like it), and a rule quoted in a message is a short excerpt.
+    func testALineCutAtTheLimitIsDroppedAndQuotedRulesAreShort() {
+        let long = "/" + String(repeating: "a", count: 5_000_000)
+        let cut = rules(String("User-agent: *\nDisallow: /private\nDisallow: \(long)\n".prefix(RobotsRules.maxBytes)))
+        XCTAssertTrue(allowed(cut, "/aaaa/page.jpg"), "half a rule was applied")
+        XCTAssertFalse(allowed(cut, "/private/x.jpg"), "the whole rules before the cut still hold")
+        // A file that ends exactly at a line break keeps its last line.
+        let text = "User-agent: *\nDisallow: /x\n"
+        let padded = String(repeating: "#", count: RobotsRules.maxBytes - text.utf8.count - 1) + "\n" + text
+        XCTAssertFalse(allowed(rules(String(padded.utf8.suffix(RobotsRules.maxBytes))!), "/x/1.jpg"))
+        // A long rule (whole, under the limit) is quoted as an excerpt.
+        let whole = rules("User-agent: *\nDisallow: /" + String(repeating: "é", count: 300) + "\n")
+        let quoted = whole.disallowingRule(for: "/" + String(repeating: "é", count: 300) + "/z")?.text ?? ""
+        XCTAssertEqual(quoted, "Disallow: /" + String(repeating: "é", count: 39) + "…")
+    }
+
     func testRobotsTxtItselfIsAlwaysAllowed() {
         XCTAssertTrue(allowed(rules("User-agent: *\nDisallow: /\n"), "/robots.txt"))
         XCTAssertEqual(RobotsGate.verdict(.disallowAll("down"), "/robots.txt"), .allowed)
