@@ -4,9 +4,10 @@ import Glibc
 /// quote, commas and line breaks inside quotes, CRLF or LF), TSV (a tab between fields, no
 /// quoting, one record per line), or whole lines (JSON Lines).
 ///
-/// The input is read in chunks. A record over `maxRecordBytes` is reported once it ends (its
-/// quotes are still followed, so a long quoted field does not split into false records) and its
-/// bytes are not kept; only a quote that never closes runs to the end of the input.
+/// The input is read in chunks. A record over `maxRecordBytes` is reported as soon as it passes
+/// that size, and the rest of it is skipped (its quotes still followed, so a long quoted field
+/// does not split into false records) without keeping its bytes. A record that runs past
+/// `maxSkippedBytes` (`/dev/zero`, a quote that never closes in a huge file) stops the reading.
 struct RecordReader {
     enum Dialect: Sendable {
         case csv
@@ -28,6 +29,8 @@ struct RecordReader {
     /// Longest record kept: far beyond any row of URLs and captions. Rows wait in memory until
     /// their item is done, so this bounds what one row can hold there.
     static let maxRecordBytes = 1 << 20
+    /// Past this, a record with no end in sight stops the list: it is no list.
+    static let maxSkippedBytes = 64 << 20
     private static let chunkSize = 64 * 1024
 
     private let descriptor: Int32
@@ -39,6 +42,8 @@ struct RecordReader {
     private var readError: String?
     /// The line the next byte is on.
     private var line = 1
+    /// The rest of an over-long record is to be skipped (its size so far, and whether a quote is open).
+    private var skipping: (size: Int, quoted: Bool, startLine: Int)?
     private var checkedByteOrderMark = false
     /// One read's worth, allocated once.
     private var chunk = [UInt8](repeating: 0, count: chunkSize)
@@ -51,6 +56,10 @@ struct RecordReader {
     mutating func next() -> Record? {
         guard !failed else { return nil }
         if !checkedByteOrderMark { skipByteOrderMark() }
+        if let skipped = skipping {
+            skipping = nil
+            if let stop = skipRest(of: skipped) { return stop }
+        }
         let startLine = line
         var fields: [String] = []
         var field: [UInt8] = []
@@ -63,9 +72,6 @@ struct RecordReader {
         var consumedAny = false
 
         func finish() -> Record {
-            if size > Self.maxRecordBytes {
-                return .invalid(reason: "record longer than \(Self.maxRecordBytes >> 20) MiB", line: startLine)
-            }
             if stray { return .invalid(reason: "a character follows a closing quote", line: startLine) }
             let last = Self.decode(field, droppingCR: !afterQuote)
             if fields.isEmpty && last.isEmpty && !quotedAny { return .fields([], line: startLine) }
@@ -87,17 +93,26 @@ struct RecordReader {
             }
             consumedAny = true
             size += 1
-            let keeps = size <= Self.maxRecordBytes
+            if size > Self.maxRecordBytes {
+                // Said now; the rest of the record is skipped on the next call.
+                if byte == UInt8(ascii: "\n") && !quoted {
+                    line += 1
+                } else {
+                    let toggles = dialect == .csv && byte == UInt8(ascii: "\"") && (quoted || fieldStart)
+                    skipping = (size, quoted != toggles, startLine)
+                }
+                return .invalid(reason: "record longer than \(Self.maxRecordBytes >> 20) MiB", line: startLine)
+            }
             if byte == UInt8(ascii: "\n") { line += 1 }
             if dialect != .csv {
                 switch byte {
                 case UInt8(ascii: "\t") where dialect == .tsv:
-                    if keeps { fields.append(Self.decode(field, droppingCR: false)) }
+                    fields.append(Self.decode(field, droppingCR: false))
                     field.removeAll(keepingCapacity: true)
                 case UInt8(ascii: "\n"):
                     return finish()
                 default:
-                    if keeps { field.append(byte) }
+                    field.append(byte)
                 }
                 continue
             }
@@ -106,19 +121,19 @@ struct RecordReader {
                     if peekByte() == UInt8(ascii: "\"") {
                         _ = nextByte()
                         size += 1
-                        if keeps { field.append(byte) }
+                        field.append(byte)
                     } else {
                         quoted = false
                         afterQuote = true
                     }
-                } else if keeps {
+                } else {
                     field.append(byte)
                 }
                 continue
             }
             switch byte {
             case UInt8(ascii: ","):
-                if keeps { fields.append(Self.decode(field, droppingCR: false)) }
+                fields.append(Self.decode(field, droppingCR: false))
                 field.removeAll(keepingCapacity: true)
                 fieldStart = true
                 afterQuote = false
@@ -133,10 +148,38 @@ struct RecordReader {
                 continue
             default:
                 if afterQuote { stray = true }
-                if keeps { field.append(byte) }
+                field.append(byte)
                 fieldStart = false
             }
         }
+    }
+
+    /// Skips the rest of an over-long record; a stop (`readError`) when it runs past `maxSkippedBytes`.
+    private mutating func skipRest(of skipped: (size: Int, quoted: Bool, startLine: Int)) -> Record? {
+        var (size, quoted) = (skipped.size, skipped.quoted)
+        while let byte = nextByte() {
+            size += 1
+            if size > Self.maxSkippedBytes {
+                failed = true
+                return .readError("a record from line \(skipped.startLine) runs past \(Self.maxSkippedBytes >> 20) MiB without "
+                                  + "ending: this is no \(dialect == .lines ? "list of lines" : "table"); stopped reading it",
+                                  line: skipped.startLine)
+            }
+            switch byte {
+            case UInt8(ascii: "\n"):
+                line += 1
+                if !quoted { return nil }
+            case UInt8(ascii: "\"") where dialect == .csv:
+                quoted.toggle()  // "" inside a quoted field toggles twice
+            default:
+                break
+            }
+        }
+        if let error = readError {
+            failed = true
+            return .readError(error, line: line)
+        }
+        return nil
     }
 
     private mutating func nextByte() -> UInt8? {

@@ -58,6 +58,36 @@ final class ListFaultTests: EndToEndTestCase {
     }
 }
 
+extension ListFaultTests {
+    /// A list of NULs that never ends a line: said at once, and the reading stops after 64 MiB,
+    /// instead of spinning on /dev/zero for ever.
+    func testAListThatNeverEndsALineIsGivenUpOn() throws {
+        for format in ["txt", "csv", "jsonl"] {
+            let started = Date()
+            let run = try ImgFetchRunner.runShell("timeout 60 '\(ImgFetchRunner.binary.path)' --input-format \(format) /dev/zero "
+                                                  + "-o '\(outputDirectory)' --jsonl")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 20, format)
+            XCTAssertNotEqual(run.exitCode, 124, "\(format): still reading /dev/zero after a minute")
+            XCTAssertNotEqual(run.exitCode, 0, format)
+            XCTAssertTrue(run.stderr.contains("longer than") || run.stdout.contains("longer than"), "\(format): \(run.stderr)")
+        }
+    }
+
+    /// An over-long line is reported when it passes the limit, not when (or if) it ends.
+    func testAnOverlongLineIsReportedBeforeItEnds() throws {
+        let input = Pipe()
+        let running = try RunningImgFetch(["-", "-o", outputDirectory, "--jsonl"], input: input)
+        input.fileHandleForWriting.write(Data(repeating: UInt8(ascii: "x"), count: 64 << 10))
+        XCTAssertTrue(eventually(timeout: 10) {
+            ((try? String(contentsOfFile: running.stdoutPath, encoding: .utf8)) ?? "").contains("line longer than")
+        }, "not reported while the line goes on")
+        input.fileHandleForWriting.write(Data("xxxx\n".utf8))
+        try input.fileHandleForWriting.close()
+        let result = try running.wait()
+        XCTAssertEqual(result.stdout.split(separator: "\n").count, 1, result.stdout)
+    }
+}
+
 /// `imgfetch` with a pipe on stdin that the test writes to (and closes) while it runs.
 final class RunningImgFetchWithOpenStdin {
     private let input = Pipe()

@@ -141,3 +141,16 @@ final class LineReaderTests: XCTestCase {
         try body(fds[0])
     }
 }
+
+extension LineReaderTests {
+    func testALineThatNeverEndsIsReportedAtOnceAndGivenUpOnPast64MiB() {
+        let fd = open("/dev/zero", O_RDONLY)
+        defer { close(fd) }
+        var reader = LineReader(descriptor: fd)
+        XCTAssertEqual(reader.next(), .tooLong(number: 1))
+        guard case .readError(let message, let number)? = reader.next() else { return XCTFail("no stop") }
+        XCTAssertEqual(number, 1)
+        XCTAssertTrue(message.contains("runs past 64 MiB without ending"), message)
+        XCTAssertNil(reader.next())
+    }
+}

@@ -178,3 +178,25 @@ final class RecordReaderTests: XCTestCase {
         }
     }
 }
+
+extension RecordReaderTests {
+    func testARecordThatNeverEndsIsReportedAtOnceAndGivenUpOnPast64MiB() {
+        for dialect in [RecordReader.Dialect.csv, .tsv, .lines] {
+            let fd = open("/dev/zero", O_RDONLY)
+            defer { close(fd) }
+            var reader = RecordReader(descriptor: fd, dialect: dialect)
+            XCTAssertEqual(reader.next(), .invalid(reason: "record longer than 1 MiB", line: 1))
+            guard case .readError(let message, let line)? = reader.next() else { return XCTFail("no stop for \(dialect)") }
+            XCTAssertEqual(line, 1)
+            XCTAssertTrue(message.contains("runs past 64 MiB without ending"), message)
+            XCTAssertNil(reader.next())
+        }
+    }
+
+    func testTheRestOfAnOverlongQuotedRecordIsSkippedWithItsQuotes() {
+        // Past 1 MiB inside quotes; the quoted part holds line breaks and "" before it closes.
+        let long = String(repeating: "y", count: (1 << 20) + 10)
+        let text = "a,\"\(long)\nstill \"\"quoted\"\"\nend\",b\nnext,row\n"
+        XCTAssertEqual(records(text), [.invalid(reason: "record longer than 1 MiB", line: 1), .fields(["next", "row"], line: 4)])
+    }
+}
