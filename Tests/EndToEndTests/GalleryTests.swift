@@ -110,7 +110,7 @@ final class GalleryTests: EndToEndTestCase {
         XCTAssertEqual(try scratch.contents().filter { $0.hasSuffix(".part") }, [])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.file("pages").path), ["gallery.html"])
         let bookkeeping = try FileManager.default.contentsOfDirectory(atPath: output + "/.imgfetch")
-        XCTAssertEqual(bookkeeping.filter { !$0.hasPrefix("index.sqlite") }, ["thumbs"])
+        XCTAssertEqual(bookkeeping.filter { !$0.hasPrefix("index.sqlite") }.sorted(), ["run.lock", "thumbs"])
         let thumbnails = try FileManager.default.contentsOfDirectory(atPath: output + "/.imgfetch/thumbs")
         XCTAssertEqual(thumbnails.filter { !$0.hasSuffix(".jpg") && !$0.hasSuffix(".png") }, [])
     }
