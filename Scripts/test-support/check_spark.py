@@ -31,6 +31,7 @@ failed task tried up to 3 times) against nginx on loopback, with the real imgfet
 Prints one line per check; exits 1 at the first that fails.
 """
 import argparse
+import faulthandler
 import glob
 import json
 import os
@@ -174,7 +175,11 @@ def main():
     parser.add_argument("--imgfetch", required=True)
     parser.add_argument("--toolchain", help="the Swift toolchain's directory, hidden from this run (check 9)")
     parser.add_argument("--toolchain-bound", help="an imgfetch that needs the toolchain, to be refused (check 9)")
+    parser.add_argument("--give-up-after", type=float, default=1200,
+                        help="seconds; past them every thread's stack is printed and the check exits 1")
     options = parser.parse_args()
+    # A check that hangs says where, and ends, rather than holding the test run until CI's limit.
+    faulthandler.dump_traceback_later(options.give_up_after, exit=True)
     IMGFETCH = os.path.abspath(options.imgfetch)
     scratch = tempfile.mkdtemp(prefix="check-spark-")
     nginx = Nginx(f"{scratch}/nginx")
@@ -326,11 +331,18 @@ def checks(spark, nginx, scratch):
     command = spark_fetch.worker_argv(args, IMGFETCH, 1, os.environ.get("TMPDIR", "/tmp"))
     workers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={})
                for _ in range(2)]
-    feeds = [threading.Thread(target=lambda w=w: w.stdin.write(("\n".join(items) + "\n").encode()) or w.stdin.close())
-             for w in workers]
-    for feed in feeds:
-        feed.start()
-    outputs = [w.communicate()[0] for w in workers]
+    # Each is fed and read at once, as a task does: the one that waits for the other's run lock
+    # must not keep the other from writing its result lines (a full pipe would hold both).
+    outputs = [None, None]
+
+    def attempt(n):
+        outputs[n] = workers[n].communicate(("\n".join(items) + "\n").encode(), timeout=300)[0]
+    attempts = [threading.Thread(target=attempt, args=(n,)) for n in range(2)]
+    for thread in attempts:
+        thread.start()
+    for thread in attempts:
+        thread.join()
+    check(None not in outputs, "an attempt did not end within 300 s")
     check([w.returncode for w in workers] == [0, 0], f"exit codes {[w.returncode for w in workers]}")
     reported = sum(1 for line in items if spark_fetch.text_line_url(line))  # not blank lines and comments
     check(all(len(out.splitlines()) == reported for out in outputs), f"a worker did not report every item: "

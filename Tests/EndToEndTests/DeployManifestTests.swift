@@ -17,7 +17,7 @@ final class DeployManifestTests: XCTestCase {
         let run = try ImgFetchRunner.run([root.appendingPathComponent(".venv-tests/bin/python").path,
                                           root.appendingPathComponent("Scripts/test-support/check_deploy.py").path,
                                           "--imgfetch", packaged.binary.path] + (podmanRuns ? ["--image", image] : []),
-                                         executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"))
+                                         executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"), timeout: 600)
         XCTAssertEqual(run.exitCode, 0, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("each fetched once, under both" + (podmanRuns ? " (the pods in \(image))" : "")), run.stdout)
         XCTAssertTrue(run.stdout.contains("75 and a killed pod retried, 2 not"), run.stdout)

@@ -44,7 +44,7 @@ final class DocumentedSparkExampleTests: XCTestCase {
                 "PYSPARK_PYTHON": venv.appendingPathComponent("python").path,
             ]
             let run = try ImgFetchRunner.run(["-c", "set -euo pipefail\n" + script], in: scratch.url, environment: environment,
-                                             executable: URL(fileURLWithPath: "/bin/bash"))
+                                             executable: URL(fileURLWithPath: "/bin/bash"), timeout: 600)
             XCTAssertEqual(run.exitCode, 0, "README.md:\(block.line)\n\(script)\n\(run.stderr.suffix(3000))")
             outputs.append(run.stdout + run.stderr)
         }

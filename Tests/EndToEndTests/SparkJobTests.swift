@@ -21,7 +21,7 @@ final class SparkJobTests: XCTestCase {
                                           "--imgfetch", packaged.binary.path, "--toolchain", try PackagedArtifacts.toolchain,
                                           "--toolchain-bound", ImgFetchRunner.binary.path],
                                          environment: ProcessInfo.processInfo.environment.merging(["PYSPARK_PYTHON": python.path]) { $1 },
-                                         executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"))
+                                         executable: root.appendingPathComponent("Scripts/test-support/without-toolchain"), timeout: 1500)
         let summary = run.stdout.split(separator: "\n").filter { $0.hasPrefix("check-spark:") }.joined(separator: "\n")
         XCTAssertEqual(run.exitCode, 0, summary + "\n" + String(run.stderr.suffix(4000)))
         XCTAssertTrue(run.stdout.contains("check-spark: 9. on local-cluster"), summary)

@@ -573,7 +573,7 @@ def run_worker(argv, environment, index, items, text):
     # The worker dies with the Python process that runs the task (a task Spark kills, a lost
     # executor): an orphaned worker would go on writing the partition's output beside the retry.
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=environment, preexec_fn=_die_with_parent)
+                               env=environment, preexec_fn=_parent_death_signal())
     fed = []
 
     def feed():
@@ -615,14 +615,17 @@ def run_worker(argv, environment, index, items, text):
             process.wait()
 
 
-def _die_with_parent():
-    """In the worker's child process, before exec: SIGKILL when the parent (the task's Python) dies."""
-    import ctypes
-    import signal as signals
+def _parent_death_signal():
+    """The preexec_fn that makes the worker's child SIGKILLed when its parent (the task's Python)
+    dies: prctl(PR_SET_PDEATHSIG), looked up here, in the parent. Between fork and exec the child
+    only calls it: loading a library there could wait forever on a lock another thread held at
+    the fork. None where there is no prctl."""
     try:
-        ctypes.CDLL(None).prctl(1, signals.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong)
+    return lambda: prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
 
 
 def _worker_rows(process, index, ordinals, splits, offsets, expected, fed, last, feeder, reader):

@@ -28,8 +28,10 @@ enum ImgFetchRunner {
         try run(["-c", script], executable: URL(fileURLWithPath: "/bin/bash"))
     }
 
+    /// With `timeout` (seconds), a run still going then is stopped (SIGTERM, SIGKILL 10 s later) and the
+    /// test fails: a hang ends in a failure that shows what was printed, not in CI's time limit.
     static func run(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil,
-                    environment: [String: String]? = nil, executable: URL = binary) throws -> Execution {
+                    environment: [String: String]? = nil, executable: URL = binary, timeout: Double? = nil) throws -> Execution {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("imgfetch-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -50,6 +52,17 @@ enum ImgFetchRunner {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
+        if let timeout {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(100_000) }
+            if process.isRunning {
+                process.terminate()
+                let grace = Date().addingTimeInterval(10)
+                while process.isRunning && Date() < grace { usleep(100_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                XCTFail("\(([executable.lastPathComponent] + arguments.prefix(2)).joined(separator: " ")) … did not end within \(Int(timeout)) s, and was stopped")
+            }
+        }
         process.waitUntilExit()
         return Execution(stdout: try String(contentsOf: outURL, encoding: .utf8),
                          stderr: try String(contentsOf: errURL, encoding: .utf8),
