@@ -6,6 +6,9 @@
 // The gcc type-check macros wrap the variadic calls; Swift calls the wrappers below instead.
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 
 // Swift cannot call C variadic functions, so each argument type of
 // curl_easy_setopt / curl_multi_setopt / curl_easy_getinfo gets a typed wrapper.
@@ -36,6 +39,34 @@ static inline CURLcode CCurl_easy_setopt_seek_callback(CURL *h, curl_seek_callba
 }
 static inline CURLcode CCurl_easy_setopt_xferinfo_callback(CURL *h, curl_xferinfo_callback v) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
+}
+
+static inline CURLcode CCurl_easy_setopt_opensocket_callback(CURL *h, curl_opensocket_callback v) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, v);
+}
+
+// The address an open-socket callback is asked to connect to, as 16 bytes (IPv4 mapped into
+// ::ffff:0:0/96); 0 for a family other than IPv4 and IPv6.
+static inline int CCurl_sockaddr_address(const struct curl_sockaddr *a, unsigned char out[16]) {
+    if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)&a->addr;
+        memset(out, 0, 10);
+        out[10] = 0xff;
+        out[11] = 0xff;
+        memcpy(out + 12, &in->sin_addr, 4);
+        return 1;
+    }
+    if (a->family == AF_INET6 && a->addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&a->addr;
+        memcpy(out, &in6->sin6_addr, 16);
+        return 1;
+    }
+    return 0;
+}
+
+// What libcurl's own open-socket does, with close-on-exec.
+static inline curl_socket_t CCurl_open_socket(const struct curl_sockaddr *a) {
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
 static inline CURLMcode CCurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {

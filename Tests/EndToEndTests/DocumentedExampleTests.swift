@@ -96,7 +96,7 @@ final class DocumentedExampleTests: XCTestCase {
     // MARK: - Running
 
     /// What the examples read: a list of six images, a table of them, a page linking them, a
-    /// cluster's `/data/urls.txt`, a LAION-shaped Parquet part; and `cat.jpg`, which the first
+    /// crawl's list, a cluster's `/data/urls.txt`, a LAION-shaped Parquet part; and `cat.jpg`, which the first
     /// example fetches.
     private func fixtures() throws -> URL {
         let directory = scratch.url
@@ -108,6 +108,8 @@ final class DocumentedExampleTests: XCTestCase {
         _ = try scratch.write("photos.csv", (["url,caption,id,similarity"] + rows).joined(separator: "\n") + "\n")
         // The page's links, with the host substituted as in the commands.
         _ = try scratch.write("page.html", urls.map { "<img src=\"\($0)\">" }.joined(separator: "\n") + "\n")
+        // A crawl's URLs, one of them the cloud's metadata service (the test server's are loopback's).
+        _ = try scratch.write("crawl.txt", (urls + ["http://169.254.169.254/latest/meta-data/"]).joined(separator: "\n") + "\n")
         for folder in ["data", "out", "scratch", "home"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
         }

@@ -98,6 +98,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var httpVersion = library.httpVersion
     /// `--resolve` entries, `HOST:PORT:ADDR[,ADDR…]`, in command-line order.
     public var resolve: [String] = []
+    /// `--block-private` and `--allow-host`: which addresses image requests may connect to.
+    public var addressPolicy = library.addressPolicy
     /// What is written for each image.
     public var saveAs: SaveAsChoice = .original
     /// With decompressed outputs: the longest side after downscaling (`--max-dimension`, the same
@@ -208,6 +210,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.allowDowngrade = allowDowngrade
         configuration.httpVersion = httpVersion
         configuration.resolve = resolve
+        configuration.addressPolicy = addressPolicy
         configuration.maxSize = maxSize
         configuration.minimumFreeSpace = minimumFree
         configuration.existingFiles = existingFiles

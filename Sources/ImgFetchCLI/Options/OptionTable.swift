@@ -230,6 +230,16 @@ enum OptionTable {
                 options, value, spelling throws(UsageError) in
                 options.resolve.append(try ValueParser.resolveEntry(value, for: spelling))
             },
+            .flag("block-private", default: "off",
+                  help: "connect to public addresses only; never to loopback, private, link-local, CGNAT, unique-local "
+                      + "or multicast ones, checked as connected and at every redirect (class blocked, nothing sent); the "
+                      + "cloud metadata address is refused even without it") { $0.addressPolicy.blockPrivate = true },
+            .value("allow-host", "HOST|CIDR", .text,
+                   help: "let HOST (.example.com: its subdomains), an address or a network through --block-private and "
+                       + "the metadata refusal (repeatable)") {
+                options, value, spelling throws(UsageError) in
+                try ValueParser.allowHost(value, into: &options.addressPolicy, for: spelling)
+            },
             .flag("robots", default: "off",
                   help: "obey robots.txt; each host's is fetched first, and the URLs it disallows for imgfetch are "
                       + "skipped (RFC 9309); off by default, since a list is not a crawl") { $0.robots = true },

@@ -14,6 +14,18 @@ public enum RunEnvironment {
             throw UsageError(option: "--shard-by", problem: .combination("needs --shard K/N, or a cluster's shard in the environment"))
         }
         try resolveObjectStore(&options, environment: environment)
+        if options.addressPolicy.blockPrivate, let proxy = proxyVariable(environment) {
+            throw UsageError(option: "--block-private", problem: .combination(
+                "cannot see the addresses a proxy connects to, and \(proxy) is set: unset it (or set no_proxy='*'), "
+                    + "or leave --block-private out and let the proxy refuse private addresses"))
+        }
+    }
+
+    /// The proxy variable libcurl would use for image requests, if any (it reads `http_proxy` in
+    /// lowercase only); none when `no_proxy` is `*`.
+    static func proxyVariable(_ environment: [String: String]) -> String? {
+        if environment["no_proxy"] == "*" || environment["NO_PROXY"] == "*" { return nil }
+        return ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].first { !(environment[$0] ?? "").isEmpty }
     }
 
     /// `-o s3://…`: its credentials from the environment, and its local work directory.

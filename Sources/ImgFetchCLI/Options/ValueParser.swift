@@ -136,6 +136,14 @@ enum ValueParser {
         return value
     }
 
+    /// An `--allow-host` value added to `policy`: a host name (`.example.com` for its
+    /// subdomains), an address, or a network in CIDR notation.
+    static func allowHost(_ value: String, into policy: inout AddressPolicy, for option: String) throws(UsageError) {
+        guard value.utf8.count < 256, !value.hasPrefix("-"), policy.allow(value) else {
+            throw invalid(value, option, "expected a host name, an address or a network such as 10.0.0.0/8 or fd00::/8")
+        }
+    }
+
     private static func isNumericAddress(_ text: Substring) -> Bool {
         var address = String(text)
         if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }

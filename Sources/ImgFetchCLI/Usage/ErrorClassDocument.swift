@@ -56,6 +56,9 @@ enum ErrorClassDocument {
         .init(kind: .optOut, meaning: "the response's X-Robots-Tag opts out (noai, noimageai, …), without --ignore-opt-out",
               retry: "no"),
         .init(kind: .deadline, meaning: "the run's --deadline came first", retry: "yes"),
+        .init(kind: .blocked, meaning: "with --block-private, the host's address (or a redirect's) is not public; "
+                  + "always, the cloud's instance-metadata address: nothing was sent to it",
+              retry: "no, unless --allow-host names it"),
     ]
 
     /// The classes as `--help all` and the man page show them: the class, what it means, then whether a retry helps.

@@ -29,6 +29,9 @@ enum AttemptClassifier {
         }
         // A non-2xx response decides the outcome even when its discarded body was cut short.
         let answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && status >= 300)
+        if code == CURLE_COULDNT_CONNECT, let refusal = transfer.blockedConnection {
+            return .failed(DownloadError(.blocked, refusal))
+        }
         guard answered else { return classifyTransportError(code, transfer, handle: handle, configuration: configuration) }
         switch status {
         case 200..<300:
@@ -60,7 +63,9 @@ enum AttemptClassifier {
             }
             var requestSent: curl_off_t = 0
             CCurl_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &requestSent)
-            return status == 0 && requestSent == 0 && transfer.abortError == nil ? .connectionFailed(error) : .answered
+            // A refused address is the policy's doing, not the host's.
+            let unreached = status == 0 && requestSent == 0 && transfer.abortError == nil && error.kind != .blocked
+            return unreached ? .connectionFailed(error) : .answered
         }
     }
 

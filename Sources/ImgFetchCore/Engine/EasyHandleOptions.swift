@@ -82,6 +82,8 @@ final class EasyHandleOptions {
         if let caFile = configuration.caCertificateFile {
             CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)
         }
+        // Every address is checked as it is connected to (`AddressPolicy`).
+        CCurl_easy_setopt_opensocket_callback(handle, openSocketCallback)
         share.attach(handle)
         return handle
     }
@@ -112,6 +114,8 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, userdata)
+        transfer.addressPolicy = configuration.addressPolicy
         // After a redirect to another origin, neither -u nor any -H header goes along.
         CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders(for: transfer))
         CCurl_easy_setopt_string(handle, CURLOPT_USERPWD, transfer.leftOrigin ? nil : configuration.credentials)
@@ -228,6 +232,21 @@ private let sendCallback: curl_write_callback = { buffer, size, count, userdata 
 private let seekCallback: curl_seek_callback = { userdata, offset, origin in
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
     return transfer.seekBody(to: Int(offset), origin: origin) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_CANTSEEK)
+}
+
+/// libcurl's open-socket callback, before each connection of an image request: no socket for an
+/// address the policy refuses (libcurl then tries the host's other addresses, if any, and fails
+/// the attempt with CURLE_COULDNT_CONNECT when none is left), which the transfer notes for its error.
+private let openSocketCallback: curl_opensocket_callback = { clientp, _, address in
+    guard let clientp, let address else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<Transfer>.fromOpaque(clientp).takeUnretainedValue()
+    var bytes = [UInt8](repeating: 0, count: 16)
+    if CCurl_sockaddr_address(address, &bytes) == 1,
+       let refusal = transfer.addressPolicy.refusal(host: transfer.currentURL.host, address: bytes) {
+        transfer.blockedConnection = refusal
+        return CURL_SOCKET_BAD
+    }
+    return CCurl_open_socket(address)
 }
 
 /// libcurl's header callback: one header line per call, for every response of the transfer.

@@ -55,7 +55,13 @@ final class Transfer: @unchecked Sendable {
     /// token); nil: `--ignore-opt-out`. Set by the engine.
     var optOutAgent: String?
 
+    /// The addresses its connections may go to; set by the engine's `EasyHandleOptions`.
+    var addressPolicy = AddressPolicy()
+
     // Engine-thread state of the current attempt.
+    /// Why the policy refused a connection of this attempt (the open-socket callback): the
+    /// attempt's error when no other address of the host could be connected to.
+    var blockedConnection: String?
     var response = ResponseHead()
     var body: BodySink
     /// Why a callback aborted the attempt.
@@ -137,6 +143,7 @@ final class Transfer: @unchecked Sendable {
         response = ResponseHead()
         progress.reset()
         abortError = nil
+        blockedConnection = nil
         bodyTruncated = false
         errorBuffer[0] = 0
     }

@@ -49,6 +49,9 @@ public struct DownloadError: Error, Sendable, Equatable, CustomStringConvertible
         case optOut = "opt-out"
         /// The run's `--deadline` came first.
         case deadline
+        /// The address to connect to is not public (`--block-private`), or is the cloud's
+        /// instance-metadata address (always): no connection was made (`AddressPolicy`).
+        case blocked
     }
 
     public let kind: Kind

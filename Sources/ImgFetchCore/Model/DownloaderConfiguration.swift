@@ -44,6 +44,9 @@ public struct DownloaderConfiguration: Sendable {
     public var maxTime: Double?
     /// Retries of transient failures.
     public var retries = 2
+    /// Which addresses image requests may connect to (`--block-private`, `--allow-host`); the
+    /// instance-metadata addresses are refused even by the default.
+    public var addressPolicy = AddressPolicy()
     /// Extra request headers, each `Name: value`.
     public var headers: [String] = []
     /// Where the default User-Agent tells site operators to read about imgfetch. The project has
