@@ -31,6 +31,9 @@ e.g. /delay/1/redirect/2/files/a.jpg (the query string rides along to the end).
   /drip/<bytes>/<rest>             headers (full length) now, body <bytes> per second
   /truncate/<n>/<rest>             full Content-Length, n body bytes, then FIN
   /reset/<n>/<rest>                full Content-Length, n body bytes, then TCP RST
+  /reset-once/<n>/<key>/<rest>     the same for the first hit on <key>; later hits: rest
+  /no-ranges/<rest>                rest, ignoring Range (files answer Range: bytes=N- with
+                                   206 and Content-Range, If-Range honored, 416 past the end)
   /nolength/<rest>                 no Content-Length, Connection: close
   /chunked/<rest>                  Transfer-Encoding: chunked, 4096-byte chunks
   /length/<n>/<rest>               Content-Length: n (a lie), real body, then close
@@ -204,10 +207,31 @@ def r_files(c):
     etag = '"%s"' % hashlib.sha1(data).hexdigest()
     ctype = mimetypes.guess_type(path)[0] or "application/octet-stream"
     r = Response(200, data, ctype)
-    r.headers += [("Last-Modified", email.utils.formatdate(mtime, usegmt=True)), ("ETag", etag)]
+    last_modified = email.utils.formatdate(mtime, usegmt=True)
+    r.headers += [("Last-Modified", last_modified), ("ETag", etag)]
     if _not_modified(c.req.headers, etag, mtime):
         r.status, r.body = 304, b""
+    elif not c.req.ignore_ranges:
+        _apply_range(c.req.headers, r, data, (etag, last_modified))
     return r
+
+
+def _apply_range(headers, r, data, validators):
+    """Range: bytes=N- (the one form clients resume with), honoring If-Range: 206 with the rest,
+    416 past the end, the whole body when If-Range names another version."""
+    wanted = headers.get("Range", "")
+    if not wanted.startswith("bytes=") or not wanted.endswith("-") or not wanted[6:-1].isdigit():
+        return
+    if_range = headers.get("If-Range")
+    if if_range is not None and if_range not in validators:
+        return
+    start = int(wanted[6:-1])
+    if start >= len(data):
+        r.status, r.body = 416, b""
+        r.set_header("Content-Range", "bytes */%d" % len(data))
+        return
+    r.status, r.body = 206, data[start:]
+    r.set_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
 
 
 @route("status", 1)
@@ -342,6 +366,22 @@ def _seen(req, key):
         return n
 
 
+@route("reset-once", 2)
+def r_reset_once(c):
+    """The first request with <key>: <n> body bytes, then a TCP RST; later ones: rest as it is."""
+    r = c.handle_rest()
+    if _seen(c.req, c.args[1]) == 0:
+        r.cut = (int(c.args[0]), "reset")
+    return r
+
+
+@route("no-ranges")
+def r_no_ranges(c):
+    """rest, answered as a server that does not know Range (the whole body, 200)."""
+    c.req.ignore_ranges = True
+    return c.handle_rest()
+
+
 @route("fail", 3)
 @route("retry-after", 3)
 @route("retry-after-date", 3)
@@ -433,6 +473,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             parts = urllib.parse.urlsplit(raw)
             raw = parts.path + ("?" + parts.query if parts.query else "")
         path, _, query = raw.partition("?")
+        self.ignore_ranges = False
         try:
             resp = dispatch(self, path.lstrip("/").split("/"), query)
         except (ValueError, OverflowError):

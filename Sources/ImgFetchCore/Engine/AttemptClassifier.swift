@@ -19,6 +19,7 @@ enum AttemptDecision {
 enum AttemptClassifier {
     static func classify(_ transfer: Transfer, code: CURLcode, handle: OpaquePointer,
                          configuration: DownloaderConfiguration) -> AttemptDecision {
+        if let mismatch = transfer.rangeMismatch { return .retry(mismatch) }
         if let abortError = transfer.abortError { return .failed(abortError) }
         if transfer.bodyTruncated && code == CURLE_WRITE_ERROR { return .fetched }
         var status = transfer.response.status
@@ -38,6 +39,10 @@ enum AttemptClassifier {
             return .fetched
         case 304 where transfer.isConditional:
             return .notModified
+        case 416 where transfer.sentRange:
+            // The rest cannot be had (the image shrank?): the next attempt asks for all of it.
+            transfer.resumePoint = nil
+            return .retry(DownloadError(.http, "HTTP 416: the server cannot send the rest of the body; fetched again from the start"))
         case 300..<400:
             return classifyRedirect(status, transfer, handle: handle, configuration: configuration)
         default:

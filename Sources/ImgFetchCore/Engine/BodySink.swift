@@ -36,6 +36,12 @@ struct BodySink {
         discardedBytes = 0
     }
 
+    /// Readies the sink for an attempt that continues the body where it was cut off (a `Range`
+    /// request): the bytes, head, digests and temp file stay.
+    mutating func keepForResume() {
+        discardedBytes = 0
+    }
+
     /// Appends a chunk of a 2xx body.
     mutating func write(_ chunk: UnsafeRawBufferPointer) throws(DownloadError) {
         guard bytes + Int64(chunk.count) <= maxSize else {

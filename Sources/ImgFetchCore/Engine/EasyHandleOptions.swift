@@ -192,12 +192,16 @@ final class EasyHandleOptions {
     }
 
     /// The -H headers (unless the transfer left its origin), plus the request's conditional
-    /// headers when this hop is their URL.
+    /// headers when this hop is their URL, and `Range` and `If-Range` when this hop's body was cut
+    /// off and continues (`BodyResume`).
     private func requestHeaders(for transfer: Transfer) -> UnsafeMutablePointer<curl_slist>? {
-        guard transfer.isConditional else { return transfer.leftOrigin ? nil : headerList }
+        let resume = transfer.resumePoint.flatMap { $0.url == transfer.currentURL.normalized ? $0 : nil }
+        transfer.sentRange = resume != nil
+        guard transfer.isConditional || resume != nil else { return transfer.leftOrigin ? nil : headerList }
         curl_slist_free_all(transfer.conditionalHeaderList)
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in (transfer.leftOrigin ? [] : configuration.headers) + transfer.request.conditionalHeaders {
+        for header in (transfer.leftOrigin ? [] : configuration.headers)
+            + (transfer.isConditional ? transfer.request.conditionalHeaders : []) + (resume?.headers ?? []) {
             list = curl_slist_append(list, header)
         }
         transfer.conditionalHeaderList = list

@@ -44,6 +44,8 @@ final class Engine: @unchecked Sendable {
     /// Handles of store exchanges, set up afresh for each (`EasyHandleOptions.configureStore`).
     private var idleStoreHandles: [OpaquePointer] = []
     private var running: [Int: OpaquePointer] = [:]
+    /// Transfers waiting to retry that keep a cut-off body to resume (each holds its temp file).
+    private var resumesWaiting: Set<Int> = []
     private let protocolLog = HostProtocolLog()
     /// Ids of store exchanges, counted down from -1 (transfers of downloads count up from 1).
     private let storeIDs = Atomic<Int>(0)
@@ -215,6 +217,7 @@ final class Engine: @unchecked Sendable {
 
     private func start(_ transfer: Transfer) {
         if transfer.stage != .redirecting { transfer.attempts += 1 }
+        resumesWaiting.remove(transfer.id)
         transfer.stage = .running
         transfer.resetAttempt()
         transfer.protocolLog = protocolLog
@@ -295,9 +298,16 @@ final class Engine: @unchecked Sendable {
                 fail(transfer, error)
                 return
             }
-            // The next attempt makes a new temp file at its first byte: a waiting retry holds no
-            // descriptor and none of the held-body budget, however many wait.
-            transfer.body.tempFile = nil
+            // A large body cut off keeps what it has, and the next attempt asks for the rest
+            // (`BodyResume`), while no more wait so than transfers run. Otherwise the next attempt
+            // makes a new temp file at its first byte: a waiting retry holds no descriptor and
+            // none of the held-body budget, however many wait.
+            transfer.resumePoint = resumesWaiting.count < configuration.concurrency ? BodyResume.after(transfer) : nil
+            if transfer.resumePoint == nil {
+                transfer.body.tempFile = nil
+            } else {
+                resumesWaiting.insert(transfer.id)
+            }
             transfer.stage = .waiting
             enqueue(transfer, startAt: Self.monotonicNow() + UInt64(delay * 1e9))
         case .failed(let error):
@@ -345,6 +355,7 @@ final class Engine: @unchecked Sendable {
         // A cancelled transfer stays cancelled: the scheduler may still hold it as a tombstone.
         if transfer.stage != .cancelled { transfer.stage = .finished }
         transfer.body.tempFile = nil
+        resumesWaiting.remove(transfer.id)
         // A store exchange's answer needs no decoding: it is no part of the decode backlog.
         if !transfer.request.isStore { unreleased.add(1, ordering: .relaxed) }
         transfer.onFinish(outcome)

@@ -57,11 +57,21 @@ final class Transfer: @unchecked Sendable {
 
     /// The addresses its connections may go to; set by the engine's `EasyHandleOptions`.
     var addressPolicy = AddressPolicy()
+    /// Where the next attempt continues a body that was cut off, with `Range` (`BodyResume`);
+    /// nil: it starts from the first byte.
+    var resumePoint: BodyResume?
 
     // Engine-thread state of the current attempt.
     /// Why the policy refused a connection of this attempt (the open-socket callback): the
     /// attempt's error when no other address of the host could be connected to.
     var blockedConnection: String?
+    /// This hop's request asked for the rest of the body (`Range`, `If-Range`); set by `EasyHandleOptions`.
+    var sentRange = false
+    /// Where the 2xx response's body begins within the whole body: the resume point's offset for a
+    /// `206` that continues it, else 0.
+    var bodyOffset: Int64 = 0
+    /// The attempt's `206` did not continue the body where it was cut off: retried from the start.
+    var rangeMismatch: DownloadError?
     var response = ResponseHead()
     var body: BodySink
     /// Why a callback aborted the attempt.
@@ -139,7 +149,10 @@ final class Transfer: @unchecked Sendable {
             uploadOffset = offset
             uploadLeft = length
         }
-        body.reset()
+        if resumePoint == nil { body.reset() } else { body.keepForResume() }
+        sentRange = false
+        bodyOffset = 0
+        rangeMismatch = nil
         response = ResponseHead()
         progress.reset()
         abortError = nil
@@ -171,7 +184,7 @@ final class Transfer: @unchecked Sendable {
             abortError = error
             return 0
         }
-        progress.report(received: body.bytes, expected: response.contentLength)
+        progress.report(received: body.bytes, expected: response.contentLength.map { $0 + bodyOffset })
         return chunk.count
     }
 
@@ -226,7 +239,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// The final response's last `name` field, unless it is empty.
-    private func value(of name: String) -> String? {
+    func value(of name: String) -> String? {
         guard let value = response.fields.last(where: { $0.name == name })?.value, !value.isEmpty else { return nil }
         return value
     }
@@ -241,6 +254,7 @@ final class Transfer: @unchecked Sendable {
         case .field:
             return true
         case .end:
+            if sentRange, (200..<300).contains(response.status), !continuesBody() { return false }
             guard let agent = optOutAgent, (200..<300).contains(response.status),
                   let value = RobotsTag.optOut(in: response.fields, agent: agent) else { return true }
             // Refused before the first body byte: no file, and the connection is not kept.
@@ -251,6 +265,28 @@ final class Transfer: @unchecked Sendable {
             abortError = error
             return false
         }
+    }
+
+    /// At the end of a 2xx response's header block, after a `Range` request: a `206` that
+    /// continues the body where it was cut off is appended to it; any other 2xx (the validator
+    /// changed, or the server ignores ranges) replaces it. False for a `206` of another range:
+    /// the attempt stops, and the next starts from the first byte.
+    private func continuesBody() -> Bool {
+        guard let resume = resumePoint else { return true }
+        resumePoint = nil
+        guard response.status == 206 else {
+            body.reset()
+            return true
+        }
+        let range = value(of: "content-range")
+        guard let range, BodyResume.start(ofContentRange: range) == resume.offset else {
+            body.reset()
+            rangeMismatch = DownloadError(.network, "the server resumed the body with Content-Range: \(range?.prefix(100) ?? "none"), "
+                + "not at byte \(resume.offset); fetched again from the start")
+            return false
+        }
+        bodyOffset = resume.offset
+        return true
     }
 
     /// The final response's metadata, as the attempt that just ended got it.
