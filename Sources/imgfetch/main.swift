@@ -13,4 +13,11 @@ let arguments = (1..<max(1, Int(CProcessArguments_count()))).map { String(cStrin
 for secret in ImgFetchCommand.secretRanges(arguments) {
     CProcessArguments_mask(Int32(secret.argument + 1), secret.bytes.lowerBound, secret.bytes.count)
 }
-exit(ImgFetchCommand.run(arguments))
+let code = ImgFetchCommand.run(arguments)
+// Out without exit()'s atexit handlers: OpenSSL's frees its locks while a thread that has not
+// yet ended (an engine's, leaving after its close) may still be inside libcurl's TLS code, which
+// then crashes on a freed lock (seen: SIGSEGV in pthread_rwlock_rdlock on imgfetch.engine, at the
+// exit after a store's certificate was refused). Nothing else registered there is needed: the
+// files are written and closed, and stdio is flushed here.
+fflush(nil)
+_exit(code)
