@@ -39,7 +39,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webpmux"), .linkedLibrary("avif")]),
         .target(name: "ImgFetchCore", dependencies: ["CCurl", "CCrypto", "CSQLite", "CImageCodec", "CThreadName", "CSocketEvents",
                                                      "CFileSystem", "CDecompress"]),
-        .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore"]),
+        .target(name: "ImgFetchCLI", dependencies: ["ImgFetchCore", "CTerminalPrompt"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgFetchCLI", "CMallocTuning", "CProcessArguments"]),
         // The tests' image encoders (every image a test decodes is made by them, then damaged):
         // built for the tests and the fuzzer's seeds, never into the shipped codec. They fail
@@ -53,6 +53,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["imgfetch", "imgfetch-example-shards"]),
         .target(name: "CMallocTuning", cSettings: hardenedC),
         .target(name: "CProcessArguments", cSettings: hardenedC),
+        .target(name: "CTerminalPrompt", cSettings: hardenedC),
         .target(name: "CThreadName", cSettings: hardenedC),
         .target(name: "CSocketEvents", cSettings: hardenedC),
         .target(name: "CFileSystem", cSettings: hardenedC),

@@ -96,6 +96,15 @@ public enum ImgFetchCommand {
         case .run:
             break
         }
+        if let given = options.credentials {
+            guard let complete = PasswordPrompt.complete(given) else {
+                stderr.write("imgfetch: option '-u' names user '\(given)' without a password, and there is no terminal to ask "
+                    + "it on: give -u USER:PASSWORD, or put the host in a netrc file (--netrc)\n"
+                    + "Try 'imgfetch --help' for more information.\n")
+                return ExitCode.usage
+            }
+            options.credentials = complete
+        }
         // A closed stdout (`imgfetch … | head`) must not kill the process mid-write: EPIPE stops the run instead.
         signal(SIGPIPE, SIG_IGN)
         // Shard rows wait for the ones before them, each holding its output file: a smaller window.

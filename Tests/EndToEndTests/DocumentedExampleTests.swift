@@ -108,11 +108,14 @@ final class DocumentedExampleTests: XCTestCase {
         _ = try scratch.write("photos.csv", (["url,caption,id,similarity"] + rows).joined(separator: "\n") + "\n")
         // The page's links, with the host substituted as in the commands.
         _ = try scratch.write("page.html", urls.map { "<img src=\"\($0)\">" }.joined(separator: "\n") + "\n")
+        // Secrets in files: a header file and the user's netrc (HOME is the test's `home`).
+        _ = try scratch.write("headers.txt", "# an API key\nX-Api-Key: 123\n")
         // A crawl's URLs, one of them the cloud's metadata service (the test server's are loopback's).
         _ = try scratch.write("crawl.txt", (urls + ["http://169.254.169.254/latest/meta-data/"]).joined(separator: "\n") + "\n")
         for folder in ["data", "out", "scratch", "home"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
+        _ = try scratch.write("home/.netrc", "machine 127.0.0.1 login alice password secret\n")
         try FileManager.default.copyItem(at: directory.appendingPathComponent("urls.txt"), to: directory.appendingPathComponent("data/urls.txt"))
         // LAION's shape, for the Parquet example: rows whose URLs are the server's img0.jpg, img1.jpg, ….
         for index in 0..<3 { try server.addFile("img\(index).jpg", try server.fileData("cat.jpg")) }

@@ -98,6 +98,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var httpVersion = library.httpVersion
     /// `--resolve` entries, `HOST:PORT:ADDR[,ADDR…]`, in command-line order.
     public var resolve: [String] = []
+    /// `--netrc` (""), `--netrc-file FILE`: credentials for the hosts a netrc file names.
+    public var netrcFile: String?
     /// `--block-private` and `--allow-host`: which addresses image requests may connect to.
     public var addressPolicy = library.addressPolicy
     /// What is written for each image.
@@ -211,6 +213,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.httpVersion = httpVersion
         configuration.resolve = resolve
         configuration.addressPolicy = addressPolicy
+        configuration.netrcFile = netrcFile
         configuration.maxSize = maxSize
         configuration.minimumFreeSpace = minimumFree
         configuration.existingFiles = existingFiles

@@ -192,20 +192,27 @@ enum OptionTable {
         ]),
         OptionGroup("Requests", topic: "requests", [
             .value("header", short: "H", "'K: V'", .text,
-                   help: "extra request header (repeatable)") {
+                   help: "extra request header (repeatable); @FILE reads one per line from FILE, out of sight of ps") {
                 options, value, spelling throws(UsageError) in
-                options.headers.append(try ValueParser.header(value, for: spelling))
+                options.headers += try ValueParser.headers(value, for: spelling)
             }.common(),
             .value("user-agent", short: "A", "UA", .text, default: "imgfetch/VERSION (+URL)",
                    help: "User-Agent header; the default names imgfetch, its version and a contact URL") {
                 options, value, spelling throws(UsageError) in
                 options.userAgent = try ValueParser.userAgent(value, for: spelling)
             },
-            .value("user", short: "u", "USER:PASS", .text,
-                   help: "credentials, sent only to the list's own hosts; the password is masked in ps at once") {
+            .value("user", short: "u", "USER[:PASS]", .text,
+                   help: "credentials, sent only to the list's own hosts; the password is masked in ps at once; "
+                       + "USER alone asks for it on the terminal") {
                 options, value, spelling throws(UsageError) in
                 options.credentials = try ValueParser.credentials(value, for: spelling)
             }.common(),
+            .flag("netrc", default: "off", help: "credentials from ~/.netrc for the hosts it names, each request's own "
+                      + "(a redirect's host gets its entry, or none); -u comes first") { $0.netrcFile = $0.netrcFile ?? "" },
+            .value("netrc-file", "FILE", .file, help: "--netrc with FILE instead of ~/.netrc") {
+                options, value, spelling throws(UsageError) in
+                options.netrcFile = try ValueParser.path(value, for: spelling)
+            },
             .value("cookie-jar", "FILE", .file, default: "off",
                    help: "read and write cookies in FILE") {
                 options, value, spelling throws(UsageError) in

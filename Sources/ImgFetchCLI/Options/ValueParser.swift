@@ -106,12 +106,43 @@ enum ValueParser {
         return value
     }
 
-    /// `USER:PASS`; the value is never echoed, because it is a password.
+    /// `USER:PASS`, or `USER`, whose password is asked for on the terminal (`PasswordPrompt`); the
+    /// value is never echoed, because it holds a password.
     static func credentials(_ value: String, for option: String) throws(UsageError) -> String {
-        guard value.contains(":") else {
-            throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected USER:PASS"))
+        guard !value.isEmpty, !value.hasPrefix(":"), !containsLineBreak(value) else {
+            throw UsageError(option: option, problem: .invalidValue(nil, reason: "expected USER:PASS, or USER to be asked for the password"))
         }
         return value
+    }
+
+    /// `-H`'s value: one header, or `@FILE`: a header per line of FILE (blank lines and lines
+    /// starting with `#` skipped), as curl reads `-H @FILE`. Values are never echoed.
+    static func headers(_ value: String, for option: String) throws(UsageError) -> [String] {
+        guard value.hasPrefix("@") else { return [try header(value, for: option)] }
+        let path = String(value.dropFirst())
+        guard !path.isEmpty, path != "-" else {
+            throw invalid(value, option, "expected @FILE, a file of header lines (stdin may hold the list)")
+        }
+        let bytes: [UInt8]
+        switch FileDescriptorIO.readSmallFile(path, limit: 1 << 20) {
+        case nil: throw invalid(value, option, "no such file")
+        case .failure(let failure)?: throw UsageError(option: option, problem: .invalidValue(nil, reason: failure.reason))
+        case .success(let read)?: bytes = read
+        }
+        var headers: [String] = []
+        for (number, raw) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let line = String(decoding: raw.last == 0x0D ? raw.dropLast() : raw[...], as: UTF8.self)
+            let trimmed = line.trimmingWhitespace
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            do {
+                headers.append(try header(line, for: option))
+            } catch {
+                guard case .invalidValue(_, let reason) = error.problem else { throw error }
+                throw UsageError(option: option, problem: .invalidValue(nil, reason: "\(path):\(number + 1): \(reason)"))
+            }
+        }
+        guard !headers.isEmpty else { throw invalid(value, option, "\(path) has no header lines") }
+        return headers
     }
 
     /// curl's `HOST:PORT:ADDR[,ADDR…]` form: a host name, a port from 1 to 65535, and numeric IPv4

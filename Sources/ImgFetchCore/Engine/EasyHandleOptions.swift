@@ -17,6 +17,9 @@ final class EasyHandleOptions {
         if let file = configuration.caCertificateFile {
             try Self.checkReadable(file)
         }
+        if let file = configuration.netrcFile, !file.isEmpty {
+            try Self.checkReadable(file, option: "--netrc-file", kind: .invalidInput, expected: "a netrc file")
+        }
         self.configuration = configuration
         share = try ConnectionShare(cookieJar: configuration.cookieJar)
         headerList = Self.list(configuration.headers)
@@ -42,17 +45,19 @@ final class EasyHandleOptions {
         min(100 << 10, max(16 << 10, (4 << 20) / max(1, concurrency)))
     }
 
-    /// Fails the whole run up front: an unreadable CA file would otherwise fail every https URL one by one.
-    private static func checkReadable(_ file: String) throws(DownloadError) {
+    /// Fails the whole run up front: an unreadable CA file would otherwise fail every https URL
+    /// one by one, and an unreadable netrc file every request that needs its credentials.
+    private static func checkReadable(_ file: String, option: String = "--cacert", kind: DownloadError.Kind = .tls,
+                                      expected: String = "a PEM file") throws(DownloadError) {
         let descriptor = open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw DownloadError(.tls, "cannot read --cacert '\(file)': \(Errno.describe())")
+            throw DownloadError(kind, "cannot read \(option) '\(file)': \(Errno.describe())")
         }
         var info = stat()
         let isDirectory = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
         close(descriptor)
         if isDirectory {
-            throw DownloadError(.tls, "cannot read --cacert '\(file)': it is a directory (expected a PEM file)")
+            throw DownloadError(kind, "cannot read \(option) '\(file)': it is a directory (expected \(expected))")
         }
     }
 
@@ -81,6 +86,12 @@ final class EasyHandleOptions {
         }
         if let caFile = configuration.caCertificateFile {
             CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)
+        }
+        if let netrc = configuration.netrcFile {
+            // libcurl looks each request's host up: a redirect to another host gets that host's
+            // entry (or none), never the first host's credentials.
+            CCurl_easy_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            if !netrc.isEmpty { CCurl_easy_setopt_string(handle, CURLOPT_NETRC_FILE, netrc) }
         }
         // Every address is checked as it is connected to (`AddressPolicy`).
         CCurl_easy_setopt_opensocket_callback(handle, openSocketCallback)

@@ -42,7 +42,7 @@ public enum FileDescriptorIO {
 
     /// The bytes of the small file at `path` (a token, a config file): nil when there is no such
     /// file; an error (as text, naming the path) when it cannot be read or is over `limit` bytes.
-    static func readSmallFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure>? {
+    package static func readSmallFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure>? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             return errno == ENOENT ? nil : .failure(ReadFailure(reason: "cannot read \(path): \(Errno.describe())"))
@@ -58,8 +58,8 @@ public enum FileDescriptorIO {
         return .success(bytes)
     }
 
-    struct ReadFailure: Error {
-        let reason: String
+    package struct ReadFailure: Error {
+        package let reason: String
     }
 
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, _ write: (UnsafeRawPointer, Int) -> Int) -> Int32? {

@@ -60,6 +60,9 @@ public struct DownloaderConfiguration: Sendable {
     public var userAgent = DownloaderConfiguration.defaultUserAgent
     /// `user:password` for HTTP authentication, sent only to the request's own origin.
     public var credentials: String?
+    /// Credentials from a netrc file for the hosts it names (`--netrc`, `--netrc-file`): nil off;
+    /// "" the user's `~/.netrc`, as libcurl finds it; else the file. `credentials` come first.
+    public var netrcFile: String?
     /// Cookie file read at start and written at the end; cookies are off when nil.
     public var cookieJar: String?
     /// Skip TLS certificate and host name verification.

@@ -390,10 +390,12 @@ final class OptionParserTests: XCTestCase {
     }
 
     func testCredentialErrorsNeverEchoTheValue() {
-        let message = failure("-u", "secret-token")
-        XCTAssertEqual(message, "invalid value for '-u': expected USER:PASS")
+        let expected = "expected USER:PASS, or USER to be asked for the password"
+        let message = failure("-u", ":secret-token")
+        XCTAssertEqual(message, "invalid value for '-u': \(expected)")
         XCTAssertFalse(message.contains("secret"))
-        XCTAssertEqual(failure("--user=nocolon"), "invalid value for '--user': expected USER:PASS")
+        XCTAssertEqual(failure("--user="), "invalid value for '--user': \(expected)")
+        XCTAssertEqual(failure("-u", "bob:line\nbreak"), "invalid value for '-u': \(expected)")
     }
 
     func testEmptyPathsAreRejected() {
