@@ -107,6 +107,10 @@ enum AttemptClassifier {
         return RetryPolicy.isTransient(curlCode: code) ? .retry(error) : .failed(error)
     }
 
+    private static func isReset(_ detail: String, _ osErrno: Int32) -> Bool {
+        osErrno == ECONNRESET || detail.contains("Connection reset by peer")
+    }
+
     private static func transportError(_ code: CURLcode, _ transfer: Transfer, osErrno: Int32,
                                        configuration: DownloaderConfiguration) -> DownloadError {
         let detail = transfer.curlErrorText ?? String(cString: curl_easy_strerror(code))
@@ -133,6 +137,11 @@ enum AttemptClassifier {
             return DownloadError(.network, "HTTP/2 stream failed: \(detail)")
         case CURLE_HTTP2:
             return DownloadError(.network, "HTTP/2 connection failed: \(detail)")
+        case CURLE_RECV_ERROR where isReset(detail, osErrno), CURLE_SEND_ERROR where isReset(detail, osErrno):
+            // One message however it came: libcurl words it "Recv failure: Connection reset by
+            // peer" or "OpenSSL SSL_read: Connection reset by peer, errno 104" (its text, in the C
+            // locale imgfetch runs in; CURLINFO_OS_ERRNO is set for connects only).
+            return DownloadError(.network, "connection reset by the server")
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             return DownloadError(.network, "connection failed: \(detail)")
         case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):

@@ -17,6 +17,15 @@ extension TransportFaultTests {
         XCTAssertEqual(try tls.requests(to: "/").count, 0, "no request may go over an unverified connection")
     }
 
+    func testAResetOverTLSIsReportedAsOverPlainTCP() throws {
+        let tls = try TransportTLSServer()
+        defer { tls.stop() }
+        try tls.addFile("a.jpg", jpeg)
+        let url = tls.https("/reset/300/files/a.jpg")
+        let run = try fetchBesideGoodURL([url], ["--insecure", "--retries", "1"])
+        assertFailed(run, url, "connection reset by the server", kind: "network", attempts: 2)
+    }
+
     func testSelfSignedCertificateIsAcceptedWithInsecure() throws {
         let tls = try TransportTLSServer()
         defer { tls.stop() }

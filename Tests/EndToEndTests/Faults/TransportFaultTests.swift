@@ -54,7 +54,7 @@ final class TransportFaultTests: EndToEndTestCase {
         try serve("a.jpg")
         let url = server.url("/reset/300/files/a.jpg")
         let run = try fetchBesideGoodURL([url], ["--retries", "1"])
-        assertFailed(run, url, "connection failed: Recv failure: Connection reset by peer", kind: "network", attempts: 2)
+        assertFailed(run, url, "connection reset by the server", kind: "network", attempts: 2)
     }
 
     func testEmptyReply() throws {
