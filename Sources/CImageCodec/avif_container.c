@@ -113,13 +113,20 @@ static void imgcodec_avif_census_iloc(imgcodec_avif_census *census, const unsign
     size_t index_size = version >= 1 ? sizes & 15 : 0, id = version < 2 ? 2 : 4;
     uint64_t items = imgcodec_avif_field(data, at + 6, end, (int)id);
     at += 6 + id;
-    for (uint64_t i = 0; i < items && at < end; i++) {
+    uint64_t i = 0;
+    for (; i < items && at < end; i++) {
         census->item_names++;
         at += id + (version >= 1 ? 2 : 0) + 2 + base_offset_size;  // item_ID, construction method, data ref, base
         uint64_t extents = imgcodec_avif_field(data, at, end, 2), bytes = 0;
         at += 2;
+        // Extents whose fields run past the box are not there: the box is damaged, not large.
+        size_t extent_size = index_size + offset_size + length_size;
+        if (at > end || (extent_size > 0 && extents > (end - at) / extent_size)) {
+            census->iloc_overruns = 1;
+            return;
+        }
         census->extents += extents;
-        if (index_size + offset_size + length_size == 0) continue;  // extents of no bytes: nothing to read
+        if (extent_size == 0) continue;  // extents of no bytes: nothing to read
         for (uint64_t e = 0; e < extents && at <= end; e++) {
             at += index_size + offset_size;
             uint64_t length = imgcodec_avif_field(data, at, end, (int)length_size);
@@ -128,6 +135,7 @@ static void imgcodec_avif_census_iloc(imgcodec_avif_census *census, const unsign
         }
         if (extents > 1) census->merged_bytes = imgcodec_avif_add(census->merged_bytes, bytes);
     }
+    if (i < items) census->iloc_overruns = 1;  // more items declared than the box holds
 }
 
 // Counts the items an iinf box's contents [at, end) declare, and (file level) its av01 items;
@@ -212,6 +220,10 @@ void imgcodec_avif_check_census(imgcodec_decoder *decoder, const imgcodec_avif_c
     static const uint32_t caps[] = {IMGCODEC_AVIF_MAX_ITEM_NAMES, IMGCODEC_AVIF_MAX_EXTENTS,
                                     IMGCODEC_AVIF_MAX_ASSOCIATIONS, IMGCODEC_AVIF_MAX_PROPERTIES,
                                     IMGCODEC_AVIF_MAX_TRACKS, IMGCODEC_AVIF_MAX_DESCRIPTIONS};
+    if (census->iloc_overruns) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_INVALID,
+                      "invalid AVIF: malformed container (its iloc box declares more items or extents than it holds)");
+    }
     const uint64_t counts[] = {census->item_names, census->extents, census->associations, census->properties,
                                census->tracks, census->descriptions};
     for (int i = 0; i < 6; i++) {

@@ -27,6 +27,7 @@ typedef struct imgcodec_avif_census {
     uint64_t tracks;        // trak boxes
     uint64_t descriptions;  // stsd sample entries
     uint32_t av1_items;     // av01 items of the file-level meta: its grid cells, color and alpha
+    int iloc_overruns;      // an iloc box declares more items or extents than its bytes hold
 } imgcodec_avif_census;
 
 // avif_container.c: the census of the container, taken before libavif parses it.

@@ -64,6 +64,25 @@ final class AVIFCodecTests: CodecTestCase {
         XCTAssertEqual(try verify(grid, .avif).error?.kind, .tooLarge)
     }
 
+    func testAnILocBoxThatClaimsMoreThanItHoldsIsMalformedNotLarge() throws {
+        let bytes = try AVIFFixture(width: 16, height: 16, channels: 3).encoded()
+        // The box's type, then version and flags, the field sizes, the item count, the first item.
+        let type = try XCTUnwrap((0..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == Array("iloc".utf8) })
+        let version = Int(bytes[type + 4])
+        let idSize = version < 2 ? 2 : 4
+        let baseOffsetSize = Int(bytes[type + 9] >> 4)
+        let firstItem = type + 10 + idSize
+        let extentCount = firstItem + idSize + (version >= 1 ? 2 : 0) + 2 + baseOffsetSize
+        for damaged in [(at: extentCount, value: UInt16(0xffff)), (at: type + 10, value: UInt16(0x7fff))] {
+            var corrupt = bytes
+            corrupt[damaged.at] = UInt8(damaged.value >> 8)
+            corrupt[damaged.at + 1] = UInt8(damaged.value & 0xff)
+            let error = try XCTUnwrap(try verify(corrupt, .avif).error)
+            XCTAssertEqual(error.kind, .notAnImage, error.message)
+            XCTAssertTrue(error.message.hasPrefix("invalid AVIF: malformed container"), error.message)
+        }
+    }
+
     func testAnotherFormatBehindTheMagic() throws {
         let png = try PNGSample(.rgb, bitDepth: 8, width: 4, height: 4).encoded()
         let bytes: [UInt8] = [0, 0, 0, 0x14] + Array("ftypavif".utf8) + [0, 0, 0, 0] + Array("mif1".utf8) + png
