@@ -135,6 +135,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var robots = false
     /// Largest width × height decoded.
     public var maxPixels = library.decodeLimits.maxPixels
+    /// Most memory one image's decode may need (`--max-decode-memory`).
+    public var maxDecodeMemory = library.decodeLimits.maxMemory
     /// Largest body accepted, in bytes.
     public var maxSize = library.maxSize
     /// Bytes that must stay free on the output's file system; 0: only a full disk stops the run.
@@ -235,6 +237,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         configuration.ignoresOptOut = ignoreOptOut
         configuration.obeysRobots = robots
         configuration.decodeLimits.maxPixels = maxPixels
+        configuration.decodeLimits.maxMemory = maxDecodeMemory
         configuration.hashesEveryBody = galleryFile != nil
         configuration.outputs = outputFormat == .webdataset ? .handedOver : .placed
         return configuration

@@ -21,7 +21,7 @@ final class OptionTableTests: XCTestCase {
     func testEveryOptionIsDeclaredOnce() {
         let declared = OptionTable.options.map(\.long)
         XCTAssertEqual(declared.count, Set(declared).count, "an option is declared twice")
-        XCTAssertEqual(declared.count, 75)
+        XCTAssertEqual(declared.count, 76)
     }
 
     func testSpellingsAreUniqueAndWellFormed() {

@@ -9,9 +9,12 @@ public struct DecodeLimits: Sendable, Equatable {
     public var maxWidth: Int
     /// Tallest image accepted; also libpng's user height limit.
     public var maxHeight: Int
-    /// Most bytes libjpeg may hold for a progressive (multi-scan) JPEG, which it decodes into
-    /// whole-image coefficient buffers (about 2 bytes per sample). The default admits every image
-    /// within the default `maxPixels`; lower it to bound parallel decodes.
+    /// Most bytes one image's decode may need (`--max-decode-memory`), as its header says before
+    /// any pixel memory is allocated (`ImageDecoder.decodeMemory`, `convertMemory`): progressive
+    /// JPEG coefficient buffers, animation canvases, whole-image rasters. An image that needs more
+    /// fails up front as too large. libjpeg, libtiff and libavif are held to it as well. With the
+    /// decode stage's budget for large decodes running together (`DecodeMemoryBudget`), it bounds
+    /// what one run's decoding holds. 0: no limit.
     public var maxMemory: Int
     /// Most frames of an animation (GIF, WebP, AVIF) or pages of a TIFF: every one is decoded.
     public var maxFrames: Int
@@ -22,8 +25,19 @@ public struct DecodeLimits: Sendable, Equatable {
 
     public static let animationPixelFactor = 4
 
+    /// 256 MiB: a 100-megapixel progressive JPEG (about 150 MiB of coefficients), a 40-megapixel
+    /// animation canvas; the hostile files of a 13000² canvas need 500 MiB to 1.4 GiB and are refused.
+    public static let defaultMaxMemory = 256 << 20
+
+    /// The refusal of an image whose decode needs `bytes`, over `maxMemory`; nil when it fits.
+    func memoryRefusal(_ bytes: Int) -> DownloadError? {
+        guard maxMemory > 0, bytes > maxMemory else { return nil }
+        return DownloadError(.tooLarge, "image too large: decoding it needs about \(max(1, bytes >> 20)) MiB, over "
+            + "--max-decode-memory (\(maxMemory >> 20) MiB)")
+    }
+
     public init(maxPixels: Int = 178_956_970, maxScans: Int = 500, maxWidth: Int = 1_000_000, maxHeight: Int = 1_000_000,
-                maxMemory: Int = 2 << 30, maxFrames: Int = 10_000) {
+                maxMemory: Int = defaultMaxMemory, maxFrames: Int = 10_000) {
         self.maxPixels = maxPixels
         self.maxScans = maxScans
         self.maxWidth = maxWidth

@@ -22,6 +22,7 @@ public enum ImageCodec {
                        budget: DecodeMemoryBudget? = nil) -> Result<ImageInfo, DownloadError> {
         Result { () throws(DownloadError) -> ImageInfo in
             let decoder = try ImageDecoder(source: source, format: format, limits: limits)
+            if let refusal = limits.memoryRefusal(decoder.decodeMemory) { throw refusal }
             if let budget {
                 try budget.withReservation(decoder.decodeMemory) { () throws(DownloadError) in try decoder.verifyAll() }
             } else {
@@ -51,8 +52,9 @@ public enum ImageCodec {
                         budget: DecodeMemoryBudget? = nil) -> Result<ConvertedImage, DownloadError> {
         Result { () throws(DownloadError) -> ConvertedImage in
             let decoder = try ImageDecoder(source: source, format: format, limits: limits)
-            guard let budget else { return try conversion.run(decoder: decoder) }
             let bytes = decoder.convertMemory + conversion.heldMemory(for: decoder)
+            if let refusal = limits.memoryRefusal(bytes) { throw refusal }
+            guard let budget else { return try conversion.run(decoder: decoder) }
             return try budget.withReservation(bytes) { () throws(DownloadError) in try conversion.run(decoder: decoder) }
         }
     }
