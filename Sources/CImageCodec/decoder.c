@@ -34,6 +34,16 @@ void imgcodec_check_frame_size(imgcodec_decoder *decoder, uint32_t width, uint32
 }
 
 // In C because the failure it raises longjmps.
+void imgcodec_cancel(int *flag) {
+    __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
+}
+
+void imgcodec_check_cancel(imgcodec_decoder *decoder) {
+    if (decoder->limits.cancel != NULL && __atomic_load_n(decoder->limits.cancel, __ATOMIC_RELAXED) != 0) {
+        imgcodec_fail(&decoder->failure, IMGCODEC_CANCELLED, "cancelled");
+    }
+}
+
 void imgcodec_check_limits(imgcodec_decoder *decoder) {
     imgcodec_check_frame_size(decoder, decoder->header.width, decoder->header.height);
 }
@@ -164,6 +174,7 @@ int imgcodec_decoder_read_row(imgcodec_decoder *decoder, unsigned char *row,
     if (!decoder->started || decoder->rows_read >= total) {
         imgcodec_fail(&decoder->failure, IMGCODEC_INVALID, "read past the last row");
     }
+    imgcodec_check_cancel(decoder);
     decoder->ops->read_row(decoder, row);
     decoder->rows_read++;
     return IMGCODEC_OK;

@@ -166,6 +166,9 @@ struct imgcodec_decoder {
 // Fails with IMGCODEC_TOO_LARGE when the header exceeds the decoder's limits; in C beside the decoders.
 void imgcodec_check_limits(imgcodec_decoder *decoder);
 
+// Fails with IMGCODEC_CANCELLED once *limits.cancel is non-zero (longjmp); in C beside the failure machinery.
+void imgcodec_check_cancel(imgcodec_decoder *decoder);
+
 // Fails with IMGCODEC_TOO_LARGE when `width` × `height` is over the per-image limits (a frame of an
 // animation or a page); in C beside imgcodec_check_limits.
 void imgcodec_check_frame_size(imgcodec_decoder *decoder, uint32_t width, uint32_t height);

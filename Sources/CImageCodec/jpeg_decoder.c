@@ -54,6 +54,8 @@ static void imgcodec_jpeg_output_message(j_common_ptr info) {
 // libjpeg-turbo's own TJFLAG_LIMITSCANS works, so a scan bomb stops before scan N+1 is decoded.
 static void imgcodec_jpeg_progress(j_common_ptr info) {
     imgcodec_decoder *decoder = imgcodec_jpeg_owner(info);
+    // A progressive file is consumed whole before its first row: the chunks are where Ctrl-C gets in.
+    imgcodec_check_cancel(decoder);
     j_decompress_ptr decompress = (j_decompress_ptr)info;
     uint32_t limit = decoder->limits.max_scans;
     if (limit != 0 && decompress->input_scan_number > 0 && (uint32_t)decompress->input_scan_number > limit) {

@@ -224,6 +224,7 @@ public final class ImageDownloader: Sendable {
         let subscribers = registry.removeAll()
         robots?.releaseAll(.allowed)
         transport.cancelAll()
+        decodeStage.cancellation.cancel()
         output.cancel(subscribers, with: stopResult.withLock { $0 })
     }
 

@@ -34,6 +34,7 @@ enum {
     IMGCODEC_IO = 4,          // reading the input or writing the output failed
     IMGCODEC_NO_SPACE = 5,    // writing the output failed with ENOSPC or EDQUOT: the disk (or a quota) is full
     IMGCODEC_TRUNCATED = 6,   // the data ends before the image does: "invalid JPEG: Premature end of JPEG file"
+    IMGCODEC_CANCELLED = 7,   // *limits.cancel turned non-zero: the decode stopped at its next row or scan
 };
 
 /// Color model of the stored image.
@@ -67,6 +68,9 @@ typedef struct imgcodec_limits {
     uint64_t max_memory;  // cap on libjpeg's whole-image coefficient buffers (progressive and multi-scan JPEG)
     uint32_t max_frames;  // most frames an animation (GIF, WebP, AVIF sequence) or multi-page TIFF may have
     uint64_t max_total_pixels;  // most pixels decoded over all frames: the sum of each frame's width × height
+    // Read (atomically) before each row and each chunk of JPEG input; non-zero stops the decode
+    // (Ctrl-C): imgcodec_cancel sets it. NULL: never. The caller keeps it alive while the decoder lives.
+    int *cancel;
 } imgcodec_limits;
 
 /// Facts from the header.
@@ -199,5 +203,9 @@ int imgcodec_webp_write(int fd, const unsigned char *pixels, uint32_t width, uin
 #ifdef __cplusplus
 }
 #endif
+
+/// Sets the flag a decoder's limits point to (`cancel`): decodes that read it stop at their next
+/// row or chunk of input with IMGCODEC_CANCELLED. Safe from any thread.
+void imgcodec_cancel(int *flag);
 
 #endif

@@ -34,6 +34,17 @@ final class DecodeStage: Sendable {
         memory = DecodeMemoryBudget(limit: memoryBudget, exempt: Self.exemptDecodeMemory)
     }
 
+    /// Stops the decodes running now at their next row or scan, and every later one at its first
+    /// (they fail as `cancelled`): a run being cancelled must not wait seconds for a large image.
+    let cancellation = DecodeCancellation()
+
+    /// The run's limits, with this stage's cancellation.
+    private var decodeLimits: DecodeLimits {
+        var limits = configuration.decodeLimits
+        limits.cancellation = cancellation
+        return limits
+    }
+
     /// Runs `job` on a worker thread.
     func run(_ job: @escaping @Sendable () -> Void) {
         pool.submit(job)
@@ -73,7 +84,7 @@ final class DecodeStage: Sendable {
             } else if !configuration.verifyImages {
                 checked = .success(file.withContents { ImageCodec.probe($0, format: format) })
             } else {
-                checked = file.withContents { ImageCodec.verify($0, format: format, limits: configuration.decodeLimits, budget: memory) }
+                checked = file.withContents { ImageCodec.verify($0, format: format, limits: decodeLimits, budget: memory) }
                     .map { $0 }
             }
             return checked.flatMap { image in
@@ -122,7 +133,7 @@ final class DecodeStage: Sendable {
                                          memoryBudget: ImageCodec.defaultPixelMemory, quality: configuration.quality,
                                          background: configuration.background)
         return body.tempFile.withContents {
-            ImageCodec.convert($0, format: format, conversion: conversion, limits: configuration.decodeLimits, budget: memory)
+            ImageCodec.convert($0, format: format, conversion: conversion, limits: decodeLimits, budget: memory)
         }
         .map { PreparedOutput(format: format, image: $0.source, file: output) }
     }

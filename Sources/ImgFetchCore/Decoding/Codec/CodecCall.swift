@@ -24,6 +24,7 @@ enum CodecCall {
         case Int32(IMGCODEC_NO_SPACE): DownloadError(.diskFull, message)
         case Int32(IMGCODEC_TOO_LARGE): DownloadError(.tooLarge, message)
         case Int32(IMGCODEC_TRUNCATED): DownloadError(.truncated, message)
+        case Int32(IMGCODEC_CANCELLED): DownloadError.cancelled
         default: DownloadError(.notAnImage, message.isEmpty ? "invalid image" : message)
         }
     }

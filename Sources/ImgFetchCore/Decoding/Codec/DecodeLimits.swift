@@ -1,3 +1,5 @@
+import CImageCodec
+
 /// Bounds on what the codec agrees to decode, all checked from the header before any pixel memory is allocated.
 public struct DecodeLimits: Sendable, Equatable {
     /// Largest width × height decoded (`--max-pixels`); the default is libjpeg-turbo's and browsers' usual 0x0AAAAAAA.
@@ -18,6 +20,9 @@ public struct DecodeLimits: Sendable, Equatable {
     public var maxMemory: Int
     /// Most frames of an animation (GIF, WebP, AVIF) or pages of a TIFF: every one is decoded.
     public var maxFrames: Int
+    /// Stops the decodes made with these limits at their next row or scan once cancelled (the
+    /// decode stage's, at Ctrl-C); nil: they run to their end.
+    public var cancellation: DecodeCancellation?
 
     /// Most pixels decoded over all frames of an animation: `animationPixelFactor` × `maxPixels`, so
     /// an animation may cost a few times the largest still image, never more.
@@ -32,7 +37,7 @@ public struct DecodeLimits: Sendable, Equatable {
     /// The refusal of an image whose decode needs `bytes`, over `maxMemory`; nil when it fits.
     func memoryRefusal(_ bytes: Int) -> DownloadError? {
         guard maxMemory > 0, bytes > maxMemory else { return nil }
-        return DownloadError(.tooLarge, "image too large: decoding it needs about \(max(1, bytes >> 20)) MiB, over "
+        return DownloadError(.tooLarge, "image too large: decoding it needs about \((bytes + (1 << 20) - 1) >> 20) MiB, over "
             + "--max-decode-memory (\(maxMemory >> 20) MiB)")
     }
 
@@ -48,4 +53,23 @@ public struct DecodeLimits: Sendable, Equatable {
 
     /// No limits at all: for reading headers only, which allocates nothing in proportion to the image.
     static let unlimited = DecodeLimits(maxPixels: 0, maxScans: 0, maxWidth: 0, maxHeight: 0, maxMemory: 0, maxFrames: 0)
+}
+
+/// A switch that stops running decodes at their next row or chunk of input (`IMGCODEC_CANCELLED`,
+/// reported as `cancelled`): a progressive JPEG of 100 megapixels otherwise held Ctrl-C for
+/// seconds. The flag is written and read with C atomics (`imgcodec_cancel`), hence `@unchecked Sendable`.
+public final class DecodeCancellation: @unchecked Sendable, Equatable {
+    let flag: UnsafeMutablePointer<Int32>
+
+    public init() {
+        flag = .allocate(capacity: 1)
+        flag.initialize(to: 0)
+    }
+
+    deinit { flag.deallocate() }
+
+    /// Every decode that reads this switch stops; there is no undoing it.
+    public func cancel() { imgcodec_cancel(flag) }
+
+    public static func == (left: DecodeCancellation, right: DecodeCancellation) -> Bool { left === right }
 }

@@ -153,6 +153,6 @@ extension DecodeLimits {
         return imgcodec_limits(max_pixels: UInt64(max(0, maxPixels)), max_width: clamp32(maxWidth),
                                max_height: clamp32(maxHeight), max_scans: clamp32(maxScans),
                                max_memory: UInt64(max(0, maxMemory)), max_frames: clamp32(maxFrames),
-                               max_total_pixels: UInt64(max(0, maxTotalPixels)))
+                               max_total_pixels: UInt64(max(0, maxTotalPixels)), cancel: cancellation?.flag)
     }
 }
