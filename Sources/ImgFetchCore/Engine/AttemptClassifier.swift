@@ -30,7 +30,7 @@ enum AttemptClassifier {
         }
         // A non-2xx response decides the outcome even when its discarded body was cut short.
         let answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && status >= 300)
-        if code == CURLE_COULDNT_CONNECT, let refusal = transfer.blockedConnection {
+        if code == CURLE_COULDNT_CONNECT, transfer.openedConnections == 0, let refusal = transfer.blockedConnection {
             return .failed(DownloadError(.blocked, refusal))
         }
         guard answered else { return classifyTransportError(code, transfer, handle: handle, configuration: configuration) }
@@ -42,7 +42,7 @@ enum AttemptClassifier {
         case 416 where transfer.sentRange:
             // The rest cannot be had (the image shrank?): the next attempt asks for all of it.
             transfer.resumePoint = nil
-            return .retry(DownloadError(.http, "HTTP 416: the server cannot send the rest of the body; fetched again from the start"))
+            return .retry(DownloadError(.http, "HTTP 416: the server cannot send the rest of the body it cut off; a retry asks for all of it"))
         case 300..<400:
             return classifyRedirect(status, transfer, handle: handle, configuration: configuration)
         default:

@@ -11,6 +11,8 @@ struct BodyResume: Equatable {
     let offset: Int64
     /// A strong `ETag`, or else `Last-Modified`: `If-Range` gets the rest only of the same bytes.
     let validator: String
+    /// The whole body's length, when the cut-off response announced it: the rest must end there.
+    var total: Int64?
 
     /// Bodies smaller than this start over: their retry costs little, and keeps a waiting retry
     /// from holding a descriptor.
@@ -31,7 +33,8 @@ struct BodyResume: Equatable {
               let validator = validator(etag: transfer.value(of: "etag"), lastModified: transfer.value(of: "last-modified")) else {
             return nil
         }
-        return BodyResume(url: transfer.currentURL.normalized, offset: received, validator: validator)
+        return BodyResume(url: transfer.currentURL.normalized, offset: received, validator: validator,
+                          total: transfer.response.contentLength.map { $0 + transfer.bodyOffset })
     }
 
     /// A strong entity tag (a weak `W/"…"` one cannot validate a range, RFC 9110 §13.1.5), or the date.
@@ -40,13 +43,27 @@ struct BodyResume: Equatable {
         return lastModified
     }
 
-    /// The first byte of a `Content-Range: bytes FIRST-LAST/LENGTH` value; nil for anything else.
-    static func start(ofContentRange value: String) -> Int64? {
+    /// Whether a `206`'s `Content-Range: bytes FIRST-LAST/LENGTH` is the rest of this body: from
+    /// `offset` to its end, of the length the cut-off response announced (when it did). A server
+    /// that sends a shorter range than asked would otherwise pass for the whole image.
+    func isRest(_ contentRange: String) -> Bool {
+        guard let range = Self.range(ofContentRange: contentRange), range.first == offset else { return false }
+        guard let length = range.total else { return total == nil || range.last + 1 == total }
+        return range.last + 1 == length && (total == nil || length == total)
+    }
+
+    /// The bytes of a `Content-Range: bytes FIRST-LAST/LENGTH` value (LENGTH `*`: nil); nil for anything else.
+    static func range(ofContentRange value: String) -> (first: Int64, last: Int64, total: Int64?)? {
         guard value.hasPrefix("bytes ") else { return nil }
-        let range = value.dropFirst(6).prefix { $0 != "/" }
-        let parts = range.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.allSatisfy({ (48...57).contains($0) }),
-              !parts[1].isEmpty, parts[1].utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
-        return Int64(parts[0])
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        func number(_ text: Substring) -> Int64? {
+            !text.isEmpty && text.count <= 18 && text.utf8.allSatisfy({ (48...57).contains($0) }) ? Int64(text) : nil
+        }
+        guard bounds.count == 2, let first = number(bounds[0]), let last = number(bounds[1]), first <= last else { return nil }
+        if parts[1] == "*" { return (first, last, nil) }
+        guard let total = number(parts[1]), last < total else { return nil }
+        return (first, last, total)
     }
 }

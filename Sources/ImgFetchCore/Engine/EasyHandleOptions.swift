@@ -8,6 +8,11 @@ final class EasyHandleOptions {
     private let configuration: DownloaderConfiguration
     private let headerList: UnsafeMutablePointer<curl_slist>?
     private let share: ConnectionShare
+    /// The store exchanges' own share: their connections never go unchecked to an image request
+    /// (libcurl reuses a cached connection without calling the open-socket callback again, and
+    /// the store's handles have none: a store or credential endpoint on a private or metadata
+    /// address would otherwise pass `AddressPolicy`).
+    private let storeShare: ConnectionShare
     private let receiveBufferSize: Int
 
     /// Redirects followed before a transfer fails.
@@ -22,11 +27,13 @@ final class EasyHandleOptions {
         }
         self.configuration = configuration
         share = try ConnectionShare(cookieJar: configuration.cookieJar)
+        storeShare = try ConnectionShare(cookieJar: nil)
         headerList = Self.list(configuration.headers)
         receiveBufferSize = Self.receiveBufferSize(concurrency: configuration.concurrency)
         if let resolveList = Self.list(configuration.resolve) {
             defer { curl_slist_free_all(resolveList) }
             try share.loadResolveEntries(resolveList)
+            try storeShare.loadResolveEntries(resolveList)
         }
     }
 
@@ -156,7 +163,7 @@ final class EasyHandleOptions {
         CCurl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Self.curlHTTPVersion(configuration.httpVersion))
         CCurl_easy_setopt_string(handle, CURLOPT_USERAGENT, exchange.userAgent)
         if let bundle = exchange.caBundle { CCurl_easy_setopt_string(handle, CURLOPT_CAINFO, bundle) }
-        share.attach(handle, cookies: false)
+        storeShare.attach(handle, cookies: false)
         // The path is sent as signed: libcurl must not remove dot segments or re-encode it.
         CCurl_easy_setopt_string(handle, CURLOPT_URL, exchange.url)
         CCurl_easy_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
@@ -228,6 +235,7 @@ final class EasyHandleOptions {
     func cleanUp() {
         curl_slist_free_all(headerList)
         share.cleanUp()
+        storeShare.cleanUp()
     }
 }
 
@@ -261,6 +269,7 @@ private let openSocketCallback: curl_opensocket_callback = { clientp, _, address
         transfer.blockedConnection = refusal
         return CURL_SOCKET_BAD
     }
+    transfer.openedConnections += 1
     return CCurl_open_socket(address)
 }
 

@@ -65,6 +65,9 @@ final class Transfer: @unchecked Sendable {
     /// Why the policy refused a connection of this attempt (the open-socket callback): the
     /// attempt's error when no other address of the host could be connected to.
     var blockedConnection: String?
+    /// Sockets the policy let this attempt open: with one, a failed connect is the host's
+    /// failure, not the policy's (a host with a refused IPv6 and an unreachable IPv4 address).
+    var openedConnections = 0
     /// This hop's request asked for the rest of the body (`Range`, `If-Range`); set by `EasyHandleOptions`.
     var sentRange = false
     /// Where the 2xx response's body begins within the whole body: the resume point's offset for a
@@ -149,7 +152,14 @@ final class Transfer: @unchecked Sendable {
             uploadOffset = offset
             uploadLeft = length
         }
-        if resumePoint == nil { body.reset() } else { body.keepForResume() }
+        // A resumed body continues only at the URL it was cut off at: a hop elsewhere (the `Range`
+        // request redirected) starts it over, or its whole body would be appended to the part.
+        if let resume = resumePoint, resume.url == currentURL.normalized {
+            body.keepForResume()
+        } else {
+            resumePoint = nil
+            body.reset()
+        }
         sentRange = false
         bodyOffset = 0
         rangeMismatch = nil
@@ -157,6 +167,7 @@ final class Transfer: @unchecked Sendable {
         progress.reset()
         abortError = nil
         blockedConnection = nil
+        openedConnections = 0
         bodyTruncated = false
         errorBuffer[0] = 0
     }
@@ -279,7 +290,7 @@ final class Transfer: @unchecked Sendable {
             return true
         }
         let range = value(of: "content-range")
-        guard let range, BodyResume.start(ofContentRange: range) == resume.offset else {
+        guard let range, resume.isRest(range) else {
             body.reset()
             rangeMismatch = DownloadError(.network, "the server resumed the body with Content-Range: \(range?.prefix(100) ?? "none"), "
                 + "not at byte \(resume.offset); fetched again from the start")

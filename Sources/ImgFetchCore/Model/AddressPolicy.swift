@@ -53,8 +53,12 @@ public struct AddressPolicy: Sendable, Equatable {
             : "\(subject) (--block-private; \(exception))"
     }
 
+    /// Whether `host` is the allowed name (or under `.name`); a trailing dot (`example.com.`, the
+    /// same name written fully qualified) is not a difference.
     private static func matches(_ host: String, _ allowed: String) -> Bool {
-        allowed.hasPrefix(".") ? host.hasSuffix(allowed) : host == allowed
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        let wanted = allowed.count > 1 && allowed.hasSuffix(".") ? String(allowed.dropLast()) : allowed
+        return wanted.hasPrefix(".") ? name.hasSuffix(wanted) : name == wanted
     }
 
     private static func lowercased(_ text: String) -> String {
@@ -81,11 +85,13 @@ public struct AddressPolicy: Sendable, Equatable {
     }
 
     /// The addresses of instance-metadata services: AWS, GCP, Azure, OpenStack and others'
-    /// 169.254.169.254, ECS's task credentials at 169.254.170.2, Alibaba's 100.100.100.200, and
-    /// AWS's IPv6 fd00:ec2::254.
+    /// 169.254.169.254, ECS's task credentials at 169.254.170.2, EKS Pod Identity's 169.254.170.23,
+    /// Alibaba's 100.100.100.200, and AWS's IPv6 fd00:ec2::254 and fd00:ec2::23.
     static let metadataAddresses: [[UInt8]] = [
-        IPNetwork.mapped([169, 254, 169, 254]), IPNetwork.mapped([169, 254, 170, 2]), IPNetwork.mapped([100, 100, 100, 200]),
+        IPNetwork.mapped([169, 254, 169, 254]), IPNetwork.mapped([169, 254, 170, 2]), IPNetwork.mapped([169, 254, 170, 23]),
+        IPNetwork.mapped([100, 100, 100, 200]),
         [0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54],
+        [0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x23],
     ]
 
     /// The kind of a non-public address, nil for a public one. IPv6 forms that carry an IPv4
@@ -104,18 +110,20 @@ public struct AddressPolicy: Sendable, Equatable {
         case 0xfc, 0xfd: return .uniqueLocal
         case 0xfe where address[1] & 0xc0 == 0x80: return .linkLocal
         case 0xfe where address[1] & 0xc0 == 0xc0: return .reserved  // fec0::/10, the old site-local
+        case 0x00 where address[0..<6] == [0, 0x64, 0xff, 0x9b, 0, 1]: return .reserved  // 64:ff9b:1::/48, local NAT64
         default: return nil
         }
     }
 
     /// The IPv4 address inside `address`: `::ffff:a.b.c.d` (mapped), `::a.b.c.d` (compatible),
-    /// `64:ff9b::a.b.c.d` and `64:ff9b:1::/48` (NAT64), `2002:AABB:CCDD::/48` (6to4).
+    /// `64:ff9b::a.b.c.d` (NAT64's well-known prefix), `2002:AABB:CCDD::/48` (6to4). The local-use
+    /// NAT64 prefix `64:ff9b:1::/48` places its IPv4 address by a prefix length it does not carry:
+    /// it is reserved as a whole (`kind(of:)`).
     static func embeddedIPv4(_ a: [UInt8]) -> [UInt8]? {
         let tail = Array(a[12..<16])
         if a[0..<10].allSatisfy({ $0 == 0 }) && a[10] == 0xff && a[11] == 0xff { return tail }
         if a[0..<12].allSatisfy({ $0 == 0 }) && !(tail[0] == 0 && tail[1] == 0 && tail[2] == 0 && tail[3] <= 1) { return tail }
         if a[0..<12] == [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] { return tail }
-        if a[0..<6] == [0, 0x64, 0xff, 0x9b, 0, 1] { return tail }
         if a[0] == 0x20 && a[1] == 0x02 { return Array(a[2..<6]) }
         return nil
     }

@@ -12,12 +12,19 @@ final class BodyResumeTests: XCTestCase {
         XCTAssertNil(BodyResume.validator(etag: nil, lastModified: nil))
     }
 
-    func testTheStartOfAContentRange() {
-        XCTAssertEqual(BodyResume.start(ofContentRange: "bytes 500-999/1000"), 500)
-        XCTAssertEqual(BodyResume.start(ofContentRange: "bytes 0-0/*"), 0)
-        for value in ["bytes */1000", "bytes -5/10", "bytes 5-/10", "items 1-2/3", "bytes 1a-2/3", "", "bytes 1-2-3/4"] {
-            XCTAssertNil(BodyResume.start(ofContentRange: value), value)
+    func testOnlyTheWholeRestOfTheBodyIsAppended() {
+        let resume = BodyResume(url: "http://a/b", offset: 500, validator: "\"e\"", total: 1000)
+        XCTAssertTrue(resume.isRest("bytes 500-999/1000"))
+        XCTAssertTrue(resume.isRest("bytes 500-999/*"))
+        for value in ["bytes 400-999/1000", "bytes 500-799/1000", "bytes 500-1199/1200", "bytes 500-999/2000", "bytes */1000",
+                      "bytes -5/10", "bytes 5-/10", "items 500-999/1000", "bytes 5a0-999/1000", "", "bytes 500-999-3/1000",
+                      "bytes 999-500/1000", "bytes 500-1000/1000"] {
+            XCTAssertFalse(resume.isRest(value), value)
         }
-        XCTAssertEqual(BodyResume(url: "http://a/b", offset: 42, validator: "\"e\"").headers, ["Range: bytes=42-", "If-Range: \"e\""])
+        // Without a length from the cut-off response, the range must still reach its own end.
+        let unknown = BodyResume(url: "http://a/b", offset: 500, validator: "\"e\"", total: nil)
+        XCTAssertTrue(unknown.isRest("bytes 500-1199/1200"))
+        XCTAssertFalse(unknown.isRest("bytes 500-799/1200"))
+        XCTAssertEqual(resume.headers, ["Range: bytes=500-", "If-Range: \"e\""])
     }
 }

@@ -23,7 +23,8 @@ final class AddressPolicyTests: XCTestCase {
             ("fd00:ec2::254", .metadata),
             // IPv6 forms that carry an IPv4 address are judged by it.
             ("::ffff:127.0.0.1", .loopback), ("::ffff:10.1.2.3", .privateNetwork), ("::ffff:169.254.169.254", .metadata),
-            ("::127.0.0.1", .loopback), ("64:ff9b::10.0.0.1", .privateNetwork), ("64:ff9b:1::192.168.0.1", .privateNetwork),
+            ("::127.0.0.1", .loopback), ("64:ff9b::10.0.0.1", .privateNetwork), ("64:ff9b:1::192.168.0.1", .reserved),
+            ("64:ff9b:1:c0a8::1", .reserved), ("169.254.170.23", .metadata), ("fd00:ec2::23", .metadata),
             ("64:ff9b::169.254.169.254", .metadata), ("2002:7f00:1::", .loopback), ("2002:a9fe:a9fe::1", .metadata),
         ]
         for (text, kind) in expected {
@@ -57,6 +58,7 @@ final class AddressPolicyTests: XCTestCase {
             XCTAssertTrue(policy.allow(value), value)
         }
         XCTAssertNil(policy.refusal(host: "pics.internal", address: try address("10.9.9.9")))
+        XCTAssertNil(policy.refusal(host: "pics.internal.", address: try address("10.9.9.9")), "the fully qualified name is the same")
         XCTAssertNil(policy.refusal(host: "a.mirror.test", address: try address("127.0.0.1")))
         XCTAssertNotNil(policy.refusal(host: "mirror.test.evil", address: try address("127.0.0.1")))
         XCTAssertNil(policy.refusal(host: "x.test", address: try address("10.1.255.1")))

@@ -52,8 +52,10 @@ public enum ImageCodec {
                         budget: DecodeMemoryBudget? = nil) -> Result<ConvertedImage, DownloadError> {
         Result { () throws(DownloadError) -> ConvertedImage in
             let decoder = try ImageDecoder(source: source, format: format, limits: limits)
+            // The decode's own need is what the limit refuses; the output's encoder (a WebP of the
+            // whole picture) waits in the budget with it but is not counted against the limit.
+            if let refusal = limits.memoryRefusal(decoder.convertMemory) { throw refusal }
             let bytes = decoder.convertMemory + conversion.heldMemory(for: decoder)
-            if let refusal = limits.memoryRefusal(bytes) { throw refusal }
             guard let budget else { return try conversion.run(decoder: decoder) }
             return try budget.withReservation(bytes) { () throws(DownloadError) in try conversion.run(decoder: decoder) }
         }
